@@ -1,0 +1,3 @@
+module github.com/cudapkgs/cudapkgs
+
+go 1.26.8
