@@ -1,0 +1,144 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Collection is every manifest read from one source, grouped by product.
+// It is immutable once built and shared by every package set.
+type Collection struct {
+	byProduct map[string][]*Manifest // sorted by release, ascending
+}
+
+// NewCollection groups manifests by product and sorts them by release. Two
+// manifests for the same product and release are an error.
+func NewCollection(ms []*Manifest) (*Collection, error) {
+	c := &Collection{byProduct: map[string][]*Manifest{}}
+	for _, m := range ms {
+		c.byProduct[m.Product] = append(c.byProduct[m.Product], m)
+	}
+	for p, list := range c.byProduct {
+		sort.Slice(list, func(i, j int) bool { return list[i].Release.Less(list[j].Release) })
+		for i := 1; i < len(list); i++ {
+			if list[i].Release.Equal(list[i-1].Release) {
+				return nil, fmt.Errorf("%s and %s are both %s release %s", list[i-1].File, list[i].File, p, list[i].Release)
+			}
+		}
+	}
+	return c, nil
+}
+
+// Products returns the product names, sorted.
+func (c *Collection) Products() []string { return sortedKeys(c.byProduct) }
+
+// Releases returns a product's manifests, oldest first. The slice is shared:
+// callers must not modify it.
+func (c *Collection) Releases(product string) []*Manifest { return c.byProduct[product] }
+
+// Warnings returns every manifest's warnings in a stable order.
+func (c *Collection) Warnings() []Warning {
+	var ws []Warning
+	for _, p := range c.Products() {
+		for _, m := range c.byProduct[p] {
+			ws = append(ws, m.Warnings...)
+		}
+	}
+	return ws
+}
+
+// LoadDir reads <dir>/<product>/redistrib_<version>.json for every product
+// folder in dir, in parallel. Other files and folders (nixpkgs feature
+// manifests, release tables) are ignored. The first error in file order is
+// returned, with a count of the others; nothing partial is returned.
+func LoadDir(dir string) (*Collection, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading manifests folder: %w", err)
+	}
+	type job struct{ file, product, release string }
+	var jobs []job
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("reading manifests folder: %w", err)
+		}
+		for _, f := range files {
+			if rel, ok := ReleaseFromFileName(f.Name()); ok && !f.IsDir() {
+				jobs = append(jobs, job{filepath.Join(dir, e.Name(), f.Name()), e.Name(), rel})
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%s: no manifests found: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", dir)
+	}
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
+	out := make([]*Manifest, len(jobs))
+	errs := make([]error, len(jobs))
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i, j := range jobs {
+		g.Go(func() error {
+			data, err := os.ReadFile(j.file)
+			if err != nil {
+				errs[i] = err
+				return nil
+			}
+			out[i], errs[i] = Parse(j.file, j.product, j.release, data)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	return NewCollection(out)
+}
+
+// firstError returns the first non-nil error, noting how many more there were.
+func firstError(errs []error) error {
+	var first error
+	n := 0
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if first == nil {
+			first = err
+		}
+		n++
+	}
+	if n > 1 {
+		return &moreErrors{first: first, more: n - 1}
+	}
+	return first
+}
+
+type moreErrors struct {
+	first error
+	more  int
+}
+
+func (e *moreErrors) Error() string {
+	s := "s"
+	if e.more == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("%v (and %d more manifest%s refused)", e.first, e.more, s)
+}
+
+func (e *moreErrors) Unwrap() error { return e.first }
+
+// IsManifestError reports whether err is (or wraps) a manifest Error.
+func IsManifestError(err error) bool {
+	var me *Error
+	return errors.As(err, &me)
+}

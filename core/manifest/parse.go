@@ -1,0 +1,405 @@
+package manifest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Error is a manifest refused for a reason tied to one key.
+type Error struct {
+	File string
+	Path string // JSON path of the bad key, e.g. $.cuda_cccl["linux-x86_64"].sha256
+	Line int    // 1-based; 0 when unknown
+	Col  int
+	Msg  string // what was found and what was expected
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+const fileNamePrefix, fileNameSuffix = "redistrib_", ".json"
+
+// FileName is the manifest file name NVIDIA uses for a release.
+func FileName(release string) string { return fileNamePrefix + release + fileNameSuffix }
+
+// ReleaseFromFileName returns the release of a redistrib_<version>.json name.
+func ReleaseFromFileName(name string) (string, bool) {
+	base := path.Base(name)
+	if !strings.HasPrefix(base, fileNamePrefix) || !strings.HasSuffix(base, fileNameSuffix) {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(base, fileNamePrefix), fileNameSuffix), true
+}
+
+// Parse reads a manifest. file names it in messages; product and release are
+// what its location says (folder and file name) and are checked against
+// release_product and release_label when the manifest has them.
+func Parse(file, product, release string, data []byte) (*Manifest, error) {
+	p := parser{file: file, data: data}
+	m, err := p.parse(product, release)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	m.SHA256 = hex.EncodeToString(sum[:])
+	return m, nil
+}
+
+type parser struct {
+	file     string
+	data     []byte
+	warnings []Warning
+}
+
+// fail builds an Error for the key at keys, locating it in the text.
+func (p *parser) fail(keys []string, format string, args ...any) error {
+	line, col := locate(p.data, keys)
+	return &Error{File: p.file, Path: jsonPath(keys), Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) parse(product, release string) (*Manifest, error) {
+	rel, err := version.Parse(release)
+	if err != nil {
+		return nil, &Error{File: p.file, Msg: fmt.Sprintf("release in file name: %v", err)}
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(p.data, &top); err != nil {
+		return nil, p.syntaxError(err)
+	}
+	if top == nil {
+		return nil, &Error{File: p.file, Path: "$", Msg: "expected a JSON object, found null"}
+	}
+	m := &Manifest{File: p.file, Product: product, Release: rel}
+	names := sortedKeys(top)
+	for _, k := range names {
+		raw := top[k]
+		switch k {
+		case "release_date":
+			if err := p.str(raw, []string{k}, &m.Date); err != nil {
+				return nil, err
+			}
+		case "release_label":
+			var s string
+			if err := p.str(raw, []string{k}, &s); err != nil {
+				return nil, err
+			}
+			v, err := version.Parse(s)
+			if err != nil {
+				return nil, p.fail([]string{k}, "%v", err)
+			}
+			if !v.Equal(rel) {
+				return nil, p.fail([]string{k}, "release_label %q does not match the file name's release %q", s, release)
+			}
+		case "release_product":
+			var s string
+			if err := p.str(raw, []string{k}, &s); err != nil {
+				return nil, err
+			}
+			if product != "" && s != product {
+				return nil, p.fail([]string{k}, "release_product %q does not match the product %q this manifest was read as", s, product)
+			}
+		default:
+			if len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
+				return nil, p.fail([]string{k}, "expected a package object (or release_date, release_label, release_product), found %s", kind(raw))
+			}
+			pkg, err := p.pkg(k, raw)
+			if err != nil {
+				return nil, err
+			}
+			m.Packages = append(m.Packages, pkg)
+		}
+	}
+	if len(m.Packages) == 0 {
+		return nil, &Error{File: p.file, Path: "$", Msg: "manifest has no packages: expected at least one package object"}
+	}
+	m.Warnings = p.warnings
+	return m, nil
+}
+
+func (p *parser) syntaxError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := lineCol(p.data, int(se.Offset))
+		return &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: " + se.Error()}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &Error{File: p.file, Path: "$", Line: 1, Col: 1, Msg: fmt.Sprintf("expected a JSON object at the top level, found %s", te.Value)}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		line, col := lineCol(p.data, len(p.data))
+		return &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: unexpected end of input"}
+	}
+	return &Error{File: p.file, Msg: "invalid JSON: " + err.Error()}
+}
+
+func (p *parser) pkg(name string, raw json.RawMessage) (Package, error) {
+	pkg := Package{Name: name}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return pkg, p.fail([]string{name}, "expected a package object: %v", err)
+	}
+	for _, k := range sortedKeys(obj) {
+		v := obj[k]
+		keys := []string{name, k}
+		var err error
+		switch k {
+		case "name":
+			err = p.str(v, keys, &pkg.DisplayName)
+		case "license":
+			err = p.str(v, keys, &pkg.License)
+		case "license_path":
+			err = p.str(v, keys, &pkg.LicensePath)
+		case "version":
+			var s string
+			if err = p.str(v, keys, &s); err == nil {
+				pkg.Version, err = version.Parse(s)
+				if err != nil {
+					err = p.fail(keys, "%v", err)
+				}
+			}
+		case "cuda_variant":
+			err = p.variants(v, keys, &pkg)
+		default:
+			if !IsPlatformKey(k) {
+				p.warnings = append(p.warnings, Warning{File: p.file, Path: jsonPath(keys),
+					Msg: fmt.Sprintf("unknown platform key %q ignored (known: %s)", k, strings.Join(PlatformKeys(), ", "))})
+				continue
+			}
+			err = p.platform(k, v, keys, &pkg)
+		}
+		if err != nil {
+			return pkg, err
+		}
+	}
+	if pkg.Version.IsZero() {
+		return pkg, p.fail([]string{name}, "package %q has no \"version\": expected a version such as \"12.4.127\"", name)
+	}
+	if len(pkg.Archives) == 0 {
+		return pkg, p.fail([]string{name}, "package %q has no archive: expected at least one platform key (%s) with an archive", name, strings.Join(PlatformKeys(), ", "))
+	}
+	order := map[string]int{}
+	for i, k := range PlatformKeys() {
+		order[k] = i
+	}
+	sort.Slice(pkg.Archives, func(i, j int) bool {
+		a, b := pkg.Archives[i], pkg.Archives[j]
+		if a.Platform != b.Platform {
+			return order[a.Platform] < order[b.Platform]
+		}
+		return a.Variant < b.Variant
+	})
+	return pkg, nil
+}
+
+func (p *parser) variants(raw json.RawMessage, keys []string, pkg *Package) error {
+	var vs []string
+	if err := json.Unmarshal(raw, &vs); err != nil {
+		return p.fail(keys, "expected a list of CUDA versions such as [\"11\", \"12\"], found %s", kind(raw))
+	}
+	for i, s := range vs {
+		if _, err := version.Parse(s); err != nil {
+			return p.fail(append(keys, "["+strconv.Itoa(i)+"]"), "expected a CUDA version such as \"12\": %v", err)
+		}
+	}
+	pkg.Variants = vs
+	return nil
+}
+
+func (p *parser) platform(key string, raw json.RawMessage, keys []string, pkg *Package) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return p.fail(keys, "expected an archive object {relative_path, sha256, md5, size} or variant objects such as \"cuda12\", found %s", kind(raw))
+	}
+	if _, ok := obj["relative_path"]; ok {
+		a, err := p.archive(obj, keys)
+		if err != nil {
+			return err
+		}
+		a.Platform = key
+		pkg.Archives = append(pkg.Archives, a)
+		return nil
+	}
+	if len(obj) == 0 {
+		return p.fail(keys, "expected an archive object or variant objects such as \"cuda12\", found an empty object")
+	}
+	for _, vk := range sortedKeys(obj) {
+		vkeys := append(append([]string{}, keys...), vk)
+		if _, err := parseVariant(vk); err != nil {
+			if _, isArchiveField := archiveFields[vk]; isArchiveField {
+				return p.fail(keys, "archive has no \"relative_path\": expected a path relative to the redist folder")
+			}
+			return p.fail(vkeys, "%v, found %q", err, vk)
+		}
+		var aobj map[string]json.RawMessage
+		if err := json.Unmarshal(obj[vk], &aobj); err != nil || aobj == nil {
+			return p.fail(vkeys, "expected an archive object {relative_path, sha256, md5, size}, found %s", kind(obj[vk]))
+		}
+		if _, ok := aobj["relative_path"]; !ok {
+			return p.fail(vkeys, "archive has no \"relative_path\": expected a path relative to the redist folder")
+		}
+		a, err := p.archive(aobj, vkeys)
+		if err != nil {
+			return err
+		}
+		a.Platform, a.Variant = key, vk
+		pkg.Archives = append(pkg.Archives, a)
+	}
+	return nil
+}
+
+var archiveFields = map[string]struct{}{"relative_path": {}, "sha256": {}, "md5": {}, "size": {}}
+
+func (p *parser) archive(obj map[string]json.RawMessage, keys []string) (Archive, error) {
+	var a Archive
+	at := func(k string) []string { return append(append([]string{}, keys...), k) }
+	if err := p.str(obj["relative_path"], at("relative_path"), &a.RelativePath); err != nil {
+		return a, err
+	}
+	if err := checkRelativePath(a.RelativePath); err != nil {
+		return a, p.fail(at("relative_path"), "%v", err)
+	}
+	raw, ok := obj["sha256"]
+	if !ok {
+		return a, p.fail(keys, "archive has no \"sha256\": expected 64 hex digits")
+	}
+	if err := p.str(raw, at("sha256"), &a.SHA256); err != nil {
+		return a, err
+	}
+	if !isHex(a.SHA256, 64) {
+		return a, p.fail(at("sha256"), "sha256 %q is not 64 hex digits", a.SHA256)
+	}
+	a.SHA256 = strings.ToLower(a.SHA256)
+	if raw, ok := obj["md5"]; ok {
+		if err := p.str(raw, at("md5"), &a.MD5); err != nil {
+			return a, err
+		}
+		if !isHex(a.MD5, 32) {
+			return a, p.fail(at("md5"), "md5 %q is not 32 hex digits", a.MD5)
+		}
+	}
+	if raw, ok := obj["size"]; ok {
+		n, err := parseSize(raw)
+		if err != nil {
+			return a, p.fail(at("size"), "%v", err)
+		}
+		a.Size = n
+	}
+	return a, nil
+}
+
+// parseSize accepts NVIDIA's string form ("1157180") and a plain JSON number.
+func parseSize(raw json.RawMessage) (int64, error) {
+	s := string(bytes.TrimSpace(raw))
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, fmt.Errorf("expected a size in bytes, found %s", s)
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("size %s is not a number: expected a non-negative number of bytes", s)
+	}
+	return n, nil
+}
+
+// checkRelativePath refuses paths that could escape the redist tree: an
+// archive URL is base + relative_path, and the same path names the file in
+// caches and mirrors.
+func checkRelativePath(rel string) error {
+	switch {
+	case rel == "":
+		return fmt.Errorf("relative_path is empty: expected a path such as \"cuda_cccl/linux-x86_64/cuda_cccl-linux-x86_64-12.4.127-archive.tar.xz\"")
+	case strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || (len(rel) > 1 && rel[1] == ':'):
+		return fmt.Errorf("relative_path %q is absolute: expected a path relative to the redist folder", rel)
+	case strings.Contains(rel, "://"):
+		return fmt.Errorf("relative_path %q is a URL: expected a path relative to the redist folder", rel)
+	case strings.ContainsAny(rel, "\\\x00\n\r"):
+		return fmt.Errorf("relative_path %q holds a backslash or control character: expected a plain relative path", rel)
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".." {
+			return fmt.Errorf("relative_path %q climbs out of the redist folder with \"..\": expected a path inside it", rel)
+		}
+	}
+	return nil
+}
+
+func (p *parser) str(raw json.RawMessage, keys []string, out *string) error {
+	if err := json.Unmarshal(raw, out); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return p.fail(keys, "expected a string, found %s", kind(raw))
+	}
+	return nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func kind(raw json.RawMessage) string {
+	s := bytes.TrimSpace(raw)
+	if len(s) == 0 {
+		return "nothing"
+	}
+	switch s[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case '"':
+		return "a string " + truncate(string(s), 40)
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number " + truncate(string(s), 40)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,136 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+)
+
+const good = `{
+    "release_date": "2024-04-03",
+    "release_label": "12.4.1",
+    "release_product": "cuda",
+    "cuda_cccl": {
+        "name": "CXX Core Compute Libraries",
+        "license": "CUDA Toolkit",
+        "version": "12.4.127",
+        "linux-x86_64": {
+            "relative_path": "cuda_cccl/linux-x86_64/cuda_cccl-linux-x86_64-12.4.127-archive.tar.xz",
+            "sha256": "e1636f27a142d24e73dfd831c54bbf5575b498fd5900648d7372fae46f824fdf",
+            "md5": "70fcec0e14bd2e47d0758425695bf55c",
+            "size": "1157180"
+        }
+    }
+}`
+
+func TestParseGood(t *testing.T) {
+	m, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := m.Package("cuda_cccl")
+	if !ok {
+		t.Fatal("no cuda_cccl")
+	}
+	a, ok := p.Archive(LinuxX86_64, "")
+	if !ok || a.Size != 1157180 || a.SHA256[:8] != "e1636f27" {
+		t.Errorf("archive = %+v", a)
+	}
+	if len(m.SHA256) != 64 || m.Date != "2024-04-03" {
+		t.Errorf("manifest = %+v", m)
+	}
+}
+
+func TestParseVariants(t *testing.T) {
+	src := `{"cudnn": {"version": "9.5.1.17", "cuda_variant": ["12", "13"],
+	  "linux-x86_64": {
+	    "cuda12": {"relative_path": "a/b-cuda12.tar.xz", "sha256": "` + strings.Repeat("a", 64) + `", "size": 10},
+	    "cuda13": {"relative_path": "a/b-cuda13.tar.xz", "sha256": "` + strings.Repeat("b", 64) + `", "size": "11"},
+	    "cuda13.1": {"relative_path": "a/b-cuda131.tar.xz", "sha256": "` + strings.Repeat("c", 64) + `", "size": "12"}}}}`
+	m, err := Parse("x.json", "cudnn", "9.5.1", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.Package("cudnn")
+	for cuda, want := range map[string]string{"12.4.1": "cuda12", "13.0.0": "cuda13", "13.1.2": "cuda13.1", "11.8.0": ""} {
+		got, _ := p.VariantFor(LinuxX86_64, mustV(cuda))
+		if got != want {
+			t.Errorf("VariantFor(%s) = %q, want %q", cuda, got, want)
+		}
+	}
+}
+
+// Each bad input is refused with the file, the JSON path, a position and what
+// was expected.
+func TestParseErrors(t *testing.T) {
+	sha := strings.Repeat("a", 64)
+	arch := func(fields string) string {
+		return `{"p": {"version": "1.0.0",
+  "linux-x86_64": {` + fields + `}}}`
+	}
+	tests := []struct {
+		name, src, release, want string
+	}{
+		{"invalid json", "{\n  \"p\": {\n    \"version\": \"1\",,\n  }\n}", "1.0", `f.json:3:21: invalid JSON: invalid character ',' looking for beginning of object key string`},
+		{"truncated", "{\n  \"p\": {", "1.0", `f.json:2:9: invalid JSON: unexpected end of JSON input`},
+		{"top not object", `[1, 2]`, "1.0", `f.json:1:1: $: expected a JSON object at the top level, found array`},
+		{"missing sha256", arch(`"relative_path": "p/a.tar.xz", "size": "1"`), "1.0", `f.json:2:3: $.p["linux-x86_64"]: archive has no "sha256": expected 64 hex digits`},
+		{"short sha256", arch(`"relative_path": "p/a.tar.xz", "sha256": "abc"`), "1.0", `f.json:2:51: $.p["linux-x86_64"].sha256: sha256 "abc" is not 64 hex digits`},
+		{"non-hex sha256", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + strings.Repeat("z", 64) + `"`), "1.0", `$.p["linux-x86_64"].sha256: sha256 "zzzz`},
+		{"sha256 not string", arch(`"relative_path": "p/a.tar.xz", "sha256": 12`), "1.0", `$.p["linux-x86_64"].sha256: expected a string, found a number 12`},
+		{"absolute path", arch(`"relative_path": "/etc/passwd", "sha256": "` + sha + `"`), "1.0", `f.json:2:20: $.p["linux-x86_64"].relative_path: relative_path "/etc/passwd" is absolute: expected a path relative to the redist folder`},
+		{"climbing path", arch(`"relative_path": "p/../../x.tar.xz", "sha256": "` + sha + `"`), "1.0", `$.p["linux-x86_64"].relative_path: relative_path "p/../../x.tar.xz" climbs out of the redist folder with "..": expected a path inside it`},
+		{"url path", arch(`"relative_path": "https://evil/x", "sha256": "` + sha + `"`), "1.0", `is a URL`},
+		{"size not number", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + sha + `", "size": "12kB"`), "1.0", `$.p["linux-x86_64"].size: size 12kB is not a number: expected a non-negative number of bytes`},
+		{"size negative", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + sha + `", "size": -3`), "1.0", `size -3 is not a number`},
+		{"no archive", `{"p": {"version": "1.0.0", "name": "P"}}`, "1.0", `f.json:1:2: $.p: package "p" has no archive: expected at least one platform key`},
+		{"only unknown platform", `{"p": {"version": "1.0.0", "linux-riscv64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `package "p" has no archive`},
+		{"bad version", `{"p": {"version": "12.4.x", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `f.json:1:8: $.p.version: version "12.4.x": part 3 ("x") is not a number`},
+		{"missing version", `{"p": {"linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.p: package "p" has no "version"`},
+		{"bad variant key", `{"p": {"version": "1.0", "linux-x86_64": {"cudaX": {"relative_path": "a", "sha256": "` + sha + `"}}}}`, "1.0", `$.p["linux-x86_64"].cudaX: expected a variant key such as "cuda12" or "cuda13.1", found "cudaX"`},
+		{"archive without path", `{"p": {"version": "1.0", "linux-x86_64": {"sha256": "` + sha + `"}}}`, "1.0", `$.p["linux-x86_64"]: archive has no "relative_path"`},
+		{"label mismatch", `{"release_label": "12.4.0", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "12.4.1", `$.release_label: release_label "12.4.0" does not match the file name's release "12.4.1"`},
+		{"product mismatch", `{"release_product": "cudnn", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.release_product: release_product "cudnn" does not match the product "cuda"`},
+		{"no packages", `{"release_date": "2024-01-01"}`, "1.0", `$: manifest has no packages`},
+		{"package not object", `{"p": [1]}`, "1.0", `$.p: expected a package object (or release_date, release_label, release_product), found a list`},
+		{"bad cuda_variant", `{"p": {"version": "1.0", "cuda_variant": ["12", "x"], "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.p.cuda_variant[1]: expected a CUDA version such as "12"`},
+		{"bad release in name", `{}`, "latest", `f.json: release in file name: version "latest"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("f.json", "cuda", tt.release, []byte(tt.src))
+			if err == nil {
+				t.Fatalf("accepted; want error %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error:\n  %s\nwant containing:\n  %s", err, tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), "f.json") {
+				t.Errorf("error does not start with the file name: %s", err)
+			}
+		})
+	}
+}
+
+func TestUnknownPlatformWarns(t *testing.T) {
+	sha := strings.Repeat("a", 64)
+	src := `{"p": {"version": "1.0",
+	  "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"},
+	  "linux-riscv64": {"relative_path": "b", "sha256": "` + sha + `"}}}`
+	m, err := Parse("f.json", "cuda", "1.0", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0].String(), `f.json: $.p["linux-riscv64"]: unknown platform key "linux-riscv64" ignored`) {
+		t.Errorf("warnings = %v", m.Warnings)
+	}
+	p, _ := m.Package("p")
+	if len(p.Archives) != 1 {
+		t.Errorf("unknown platform kept: %+v", p.Archives)
+	}
+}
+
+func TestJSONPath(t *testing.T) {
+	if got := jsonPath([]string{"cuda_cccl", "linux-x86_64", "sha256"}); got != `$.cuda_cccl["linux-x86_64"].sha256` {
+		t.Errorf("jsonPath = %s", got)
+	}
+}
