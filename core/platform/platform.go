@@ -1,0 +1,148 @@
+// Package platform models the machines cudapkgs builds for and on, and decides
+// which key of an NVIDIA manifest serves each of them.
+//
+// The decision depends only on the platform, the CUDA version and the GPU
+// capabilities in the configuration, never on the machine the tool runs on:
+// a generator on an x86_64 laptop must give the same answer as one on a Jetson.
+package platform
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Flavour tells the two aarch64 worlds apart: NVIDIA ships server ARM (Grace,
+// Ampere Altra; "sbsa") and Jetson (Tegra SoCs, "linux-aarch64") as separate
+// builds with different drivers and libraries.
+type Flavour string
+
+const (
+	FlavourNone   Flavour = ""
+	FlavourServer Flavour = "server"
+	FlavourJetson Flavour = "jetson"
+)
+
+// Platform is an operating system, a CPU and, for aarch64, a flavour.
+type Platform struct {
+	OS      string // "linux", "windows"
+	CPU     string // "x86_64", "aarch64", "ppc64le"
+	Flavour Flavour
+}
+
+// The platforms cudapkgs knows. Names are what users write on the command
+// line and in configuration.
+var (
+	LinuxX86_64   = Platform{OS: "linux", CPU: "x86_64"}
+	LinuxSBSA     = Platform{OS: "linux", CPU: "aarch64", Flavour: FlavourServer}
+	LinuxJetson   = Platform{OS: "linux", CPU: "aarch64", Flavour: FlavourJetson}
+	LinuxPPC64LE  = Platform{OS: "linux", CPU: "ppc64le"}
+	WindowsX86_64 = Platform{OS: "windows", CPU: "x86_64"}
+)
+
+// All returns every known platform in a fixed order.
+func All() []Platform {
+	return []Platform{LinuxX86_64, LinuxSBSA, LinuxJetson, LinuxPPC64LE, WindowsX86_64}
+}
+
+// Name is the platform's canonical name: linux-x86_64, linux-sbsa,
+// linux-jetson, linux-ppc64le, windows-x86_64.
+func (p Platform) Name() string {
+	switch p.Flavour {
+	case FlavourServer:
+		return p.OS + "-sbsa"
+	case FlavourJetson:
+		return p.OS + "-jetson"
+	}
+	return p.OS + "-" + p.CPU
+}
+
+func (p Platform) String() string { return p.Name() }
+
+// Jetson reports whether p is a Jetson board.
+func (p Platform) Jetson() bool { return p.Flavour == FlavourJetson }
+
+// aliases maps accepted spellings to platforms. "linux-aarch64" is NVIDIA's
+// manifest key for Jetson, so it means Jetson here too; server ARM is
+// "linux-sbsa" in both.
+func aliases() map[string]Platform {
+	m := map[string]Platform{}
+	for _, p := range All() {
+		m[p.Name()] = p
+	}
+	m["linux-aarch64"] = LinuxJetson
+	m["jetson"] = LinuxJetson
+	m["sbsa"] = LinuxSBSA
+	return m
+}
+
+// Names returns the canonical names, in All's order.
+func Names() []string {
+	var ns []string
+	for _, p := range All() {
+		ns = append(ns, p.Name())
+	}
+	return ns
+}
+
+// Parse reads a platform name or alias.
+func Parse(s string) (Platform, error) {
+	if p, ok := aliases()[strings.ToLower(strings.TrimSpace(s))]; ok {
+		return p, nil
+	}
+	return Platform{}, fmt.Errorf("unknown platform %q: expected one of %s (linux-aarch64 is accepted for linux-jetson, as in NVIDIA's manifests)", s, strings.Join(Names(), ", "))
+}
+
+// Sort orders platforms as All does.
+func Sort(ps []Platform) {
+	idx := map[Platform]int{}
+	for i, p := range All() {
+		idx[p] = i
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return idx[ps[i]] < idx[ps[j]] })
+}
+
+// CUDA13 is the release from which NVIDIA ships Jetson (Thor) through the
+// server ARM (sbsa) builds and stops publishing linux-aarch64 toolkit archives.
+var cuda13 = version.MustParse("13.0")
+
+// Keys returns the manifest keys that can serve p for a CUDA version, most
+// specific first (a platform's own key, then linux-all for archives that fit
+// every Linux). jetsonCaps are the Jetson capabilities the configuration
+// builds for; from CUDA 13.0 only Thor (11.x) is served, through linux-sbsa, so
+// an older Jetson capability there is a reason, not a key.
+func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, error) {
+	var own string
+	switch p {
+	case LinuxX86_64:
+		own = manifest.LinuxX86_64
+	case LinuxSBSA:
+		own = manifest.LinuxSBSA
+	case LinuxPPC64LE:
+		own = manifest.LinuxPPC64LE
+	case WindowsX86_64:
+		return []string{manifest.WindowsX86_64}, nil
+	case LinuxJetson:
+		if cuda.Less(cuda13) {
+			own = manifest.LinuxAarch64
+			break
+		}
+		var old []string
+		for _, c := range jetsonCaps {
+			if !strings.HasPrefix(c, "11.") {
+				old = append(old, c)
+			}
+		}
+		if len(old) > 0 {
+			return nil, fmt.Errorf("CUDA %s serves Jetson only as Thor (capability 11.0) through the linux-sbsa archives; capabilities %s (Orin, Xavier) need CUDA 12.x, whose linux-aarch64 archives serve them",
+				cuda, strings.Join(old, ", "))
+		}
+		own = manifest.LinuxSBSA
+	default:
+		return nil, fmt.Errorf("unknown platform %v", p)
+	}
+	return []string{own, manifest.LinuxAll}, nil
+}
