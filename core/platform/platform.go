@@ -109,9 +109,17 @@ func Sort(ps []Platform) {
 // server ARM (sbsa) builds and stops publishing linux-aarch64 toolkit archives.
 var cuda13 = version.MustParse("13.0")
 
+// JetsonServed reports whether a Jetson GPU capability has a Jetson build
+// in a CUDA version: every one before 13.0 (linux-aarch64), only Thor (11.x)
+// from 13.0, when NVIDIA folded Jetson into the sbsa builds.
+func JetsonServed(cuda version.Version, capability string) bool {
+	return cuda.Less(cuda13) || strings.HasPrefix(capability, "11.")
+}
+
 // Keys returns the manifest keys that can serve p for a CUDA version, most
-// specific first (a platform's own key, then linux-all for archives that fit
-// every Linux). jetsonCaps are the Jetson capabilities the configuration
+// specific first: the platform's own key, then linux-all for archives that
+// fit every Linux, then source for platform-independent sources (cuDNN's
+// samples). jetsonCaps are the Jetson capabilities the configuration
 // builds for; from CUDA 13.0 only Thor (11.x) is served, through linux-sbsa, so
 // an older Jetson capability there is a reason, not a key.
 func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, error) {
@@ -124,7 +132,7 @@ func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, erro
 	case LinuxPPC64LE:
 		own = manifest.LinuxPPC64LE
 	case WindowsX86_64:
-		return []string{manifest.WindowsX86_64}, nil
+		return []string{manifest.WindowsX86_64, manifest.Source}, nil
 	case LinuxJetson:
 		if cuda.Less(cuda13) {
 			own = manifest.LinuxAarch64
@@ -132,7 +140,7 @@ func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, erro
 		}
 		var old []string
 		for _, c := range jetsonCaps {
-			if !strings.HasPrefix(c, "11.") {
+			if !JetsonServed(cuda, c) {
 				old = append(old, c)
 			}
 		}
@@ -144,5 +152,5 @@ func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, erro
 	default:
 		return nil, fmt.Errorf("unknown platform %v", p)
 	}
-	return []string{own, manifest.LinuxAll}, nil
+	return []string{own, manifest.LinuxAll, manifest.Source}, nil
 }

@@ -31,13 +31,13 @@ func TestKeys(t *testing.T) {
 		want    string
 		wantErr string
 	}{
-		{LinuxX86_64, "12.4.1", nil, "linux-x86_64 linux-all", ""},
-		{LinuxSBSA, "13.0.0", nil, "linux-sbsa linux-all", ""},
-		{LinuxJetson, "12.4.1", []string{"8.7"}, "linux-aarch64 linux-all", ""},
-		{LinuxJetson, "11.8.0", []string{"7.2", "8.7"}, "linux-aarch64 linux-all", ""},
-		{LinuxJetson, "13.0.0", []string{"11.0"}, "linux-sbsa linux-all", ""},
+		{LinuxX86_64, "12.4.1", nil, "linux-x86_64 linux-all source", ""},
+		{LinuxSBSA, "13.0.0", nil, "linux-sbsa linux-all source", ""},
+		{LinuxJetson, "12.4.1", []string{"8.7"}, "linux-aarch64 linux-all source", ""},
+		{LinuxJetson, "11.8.0", []string{"7.2", "8.7"}, "linux-aarch64 linux-all source", ""},
+		{LinuxJetson, "13.0.0", []string{"11.0"}, "linux-sbsa linux-all source", ""},
 		{LinuxJetson, "13.0.0", []string{"8.7", "11.0"}, "", "CUDA 13.0.0 serves Jetson only as Thor (capability 11.0) through the linux-sbsa archives; capabilities 8.7 (Orin, Xavier) need CUDA 12.x"},
-		{WindowsX86_64, "12.4.1", nil, "windows-x86_64", ""},
+		{WindowsX86_64, "12.4.1", nil, "windows-x86_64 source", ""},
 	}
 	for _, tt := range tests {
 		keys, err := Keys(tt.p, version.MustParse(tt.cuda), tt.caps)
@@ -65,7 +65,7 @@ func TestKeysAllPlatformsStable(t *testing.T) {
 		}
 		got = append(got, p.Name()+"="+strings.Join(keys, ","))
 	}
-	want := "linux-x86_64=linux-x86_64,linux-all linux-sbsa=linux-sbsa,linux-all linux-jetson=linux-aarch64,linux-all linux-ppc64le=linux-ppc64le,linux-all windows-x86_64=windows-x86_64"
+	want := "linux-x86_64=linux-x86_64,linux-all,source linux-sbsa=linux-sbsa,linux-all,source linux-jetson=linux-aarch64,linux-all,source linux-ppc64le=linux-ppc64le,linux-all,source windows-x86_64=windows-x86_64,source"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %s", strings.Join(got, " "))
 	}

@@ -1,0 +1,368 @@
+// Package config holds the evaluated configuration: defaults, then a
+// configuration file (a seam for the Starlark stage), then command-line flags,
+// merged into one validated, frozen value that every package set reads.
+//
+// Evaluation happens once per run. Everything the package sets need that
+// depends only on the configuration (the capabilities per CUDA version and
+// target, the pins per product) is computed here, so that building a set never
+// re-evaluates anything and sets can be built in parallel from one shared
+// value.
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/core/gpu"
+	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Options is the raw, unvalidated form: what defaults, a file and flags set.
+// A nil slice or pointer means "not set here", so a later layer only
+// overrides what it names.
+type Options struct {
+	CUDA          []string // versions or prefixes: "12.4.1", "12.4", "12"
+	Capabilities  []string // "8.0", "9.0a"; empty: defaults per CUDA version
+	ForwardCompat *bool
+	Exec          *string
+	Targets       []string
+	Pins          []string // "cudnn=8.9" or "cudnn@12.2=8.9"
+	Mirrors       []string
+}
+
+// Layer is one source of options. Layers apply in order; later ones win.
+// Flags, defaults and (in a later stage) the Starlark file are layers.
+type Layer interface {
+	// Name says where options came from, for error messages ("flags", a file).
+	Name() string
+	Apply(o *Options) error
+}
+
+// Available is what the manifests offer, against which options are checked.
+type Available struct {
+	// Toolkit is the product whose releases are the CUDA versions.
+	Toolkit string
+	// Releases per product, ascending.
+	Releases map[string][]version.Version
+}
+
+// Pin fixes a product's release: every release whose version starts with
+// Version, for CUDA versions starting with CUDA (all when zero).
+type Pin struct {
+	Product string
+	CUDA    version.Version
+	Version version.Version
+}
+
+func (p Pin) String() string {
+	if p.CUDA.IsZero() {
+		return p.Product + "=" + p.Version.String()
+	}
+	return p.Product + "@" + p.CUDA.String() + "=" + p.Version.String()
+}
+
+// Config is the frozen, validated configuration. Its fields are unexported;
+// accessors return copies, so no reader can change what another sees.
+type Config struct {
+	cuda          []version.Version
+	explicitCaps  []string
+	forwardCompat bool
+	exec          platform.Platform
+	targets       []platform.Platform
+	pins          []Pin
+	mirrors       []string
+	// caps[cuda.String()][target.Name()] is computed once in Evaluate.
+	caps map[string]map[string][]gpu.Capability
+}
+
+// CUDA returns the CUDA versions package sets are built for, ascending.
+func (c *Config) CUDA() []version.Version { return append([]version.Version(nil), c.cuda...) }
+
+// ForwardCompat reports whether PTX for the newest capability is embedded.
+func (c *Config) ForwardCompat() bool { return c.forwardCompat }
+
+// Exec is the platform builds run on.
+func (c *Config) Exec() platform.Platform { return c.exec }
+
+// Targets are the platforms binaries are built for.
+func (c *Config) Targets() []platform.Platform {
+	return append([]platform.Platform(nil), c.targets...)
+}
+
+// Pins returns the pins, most specific (with a CUDA version) first.
+func (c *Config) Pins() []Pin { return append([]Pin(nil), c.pins...) }
+
+// Mirrors are base URLs tried before NVIDIA's.
+func (c *Config) Mirrors() []string { return append([]string(nil), c.mirrors...) }
+
+// ExplicitCapabilities are the capabilities the user asked for; empty when
+// the defaults of each CUDA version apply.
+func (c *Config) ExplicitCapabilities() []string { return append([]string(nil), c.explicitCaps...) }
+
+// Capabilities returns the GPU capabilities built for a CUDA version on a
+// target platform.
+func (c *Config) Capabilities(cuda version.Version, target platform.Platform) []gpu.Capability {
+	return append([]gpu.Capability(nil), c.caps[cuda.String()][target.Name()]...)
+}
+
+// CapabilityNames is Capabilities as names ("8.0", "9.0a").
+func (c *Config) CapabilityNames(cuda version.Version, target platform.Platform) []string {
+	var ns []string
+	for _, cp := range c.caps[cuda.String()][target.Name()] {
+		ns = append(ns, cp.Name)
+	}
+	return ns
+}
+
+// Pin returns the pin that applies to a product for a CUDA version: one
+// scoped to that CUDA version wins over an unscoped one.
+func (c *Config) Pin(product string, cuda version.Version) (Pin, bool) {
+	for _, p := range c.pins {
+		if p.Product == product && (p.CUDA.IsZero() || cuda.HasPrefix(p.CUDA)) {
+			return p, true
+		}
+	}
+	return Pin{}, false
+}
+
+// Defaults is the first layer: what a run uses when nothing is said.
+type Defaults struct{}
+
+func (Defaults) Name() string { return "defaults" }
+
+func (Defaults) Apply(o *Options) error {
+	exec := platform.LinuxX86_64.Name()
+	fc := false
+	o.Exec = &exec
+	o.ForwardCompat = &fc
+	o.Targets = []string{platform.LinuxX86_64.Name(), platform.LinuxSBSA.Name(), platform.LinuxJetson.Name()}
+	return nil
+}
+
+// Evaluate merges the layers in order and validates the result against what
+// the manifests offer. Errors name the option and the values it allows.
+func Evaluate(avail Available, layers ...Layer) (*Config, error) {
+	var o Options
+	for _, l := range layers {
+		if err := l.Apply(&o); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Name(), err)
+		}
+	}
+	return build(o, avail)
+}
+
+func build(o Options, avail Available) (*Config, error) {
+	c := &Config{mirrors: dedupe(o.Mirrors)}
+	if o.ForwardCompat != nil {
+		c.forwardCompat = *o.ForwardCompat
+	}
+	var err error
+	if c.cuda, err = resolveCUDA(o.CUDA, avail.Releases[avail.Toolkit]); err != nil {
+		return nil, err
+	}
+	exec := platform.LinuxX86_64.Name()
+	if o.Exec != nil {
+		exec = *o.Exec
+	}
+	if c.exec, err = platform.Parse(exec); err != nil {
+		return nil, fmt.Errorf("option exec: %w", err)
+	}
+	if c.exec.OS != "linux" {
+		return nil, fmt.Errorf("option exec: %s cannot run builds: expected a Linux platform (%s)", c.exec, strings.Join(linuxNames(), ", "))
+	}
+	if len(o.Targets) == 0 {
+		return nil, fmt.Errorf("option targets: no target platform: expected one or more of %s", strings.Join(platform.Names(), ", "))
+	}
+	seen := map[platform.Platform]bool{}
+	for _, t := range o.Targets {
+		p, err := platform.Parse(t)
+		if err != nil {
+			return nil, fmt.Errorf("option targets: %w", err)
+		}
+		if !seen[p] {
+			seen[p] = true
+			c.targets = append(c.targets, p)
+		}
+	}
+	platform.Sort(c.targets)
+	if c.pins, err = parsePins(o.Pins, avail); err != nil {
+		return nil, err
+	}
+	for _, m := range c.mirrors {
+		if !strings.HasPrefix(m, "https://") && !strings.HasPrefix(m, "http://") && !strings.HasPrefix(m, "file://") {
+			return nil, fmt.Errorf("option mirrors: %q is not a URL: expected https://, http:// or file:// followed by a base with NVIDIA's layout", m)
+		}
+	}
+	c.explicitCaps = dedupe(o.Capabilities)
+	if err := c.computeCapabilities(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func linuxNames() []string {
+	var ns []string
+	for _, p := range platform.All() {
+		if p.OS == "linux" {
+			ns = append(ns, p.Name())
+		}
+	}
+	return ns
+}
+
+// resolveCUDA turns requested versions into toolkit releases. A full version
+// must exist; a prefix ("12.4", "12") means the newest release it matches.
+func resolveCUDA(want []string, have []version.Version) ([]version.Version, error) {
+	if len(have) == 0 {
+		return nil, fmt.Errorf("option cuda: the manifests hold no CUDA toolkit release")
+	}
+	if len(want) == 0 {
+		return append([]version.Version(nil), have...), nil
+	}
+	var out []version.Version
+	seen := map[string]bool{}
+	for _, w := range want {
+		v, err := version.Parse(strings.TrimSpace(w))
+		if err != nil {
+			return nil, fmt.Errorf("option cuda: %w", err)
+		}
+		var match version.Version
+		for _, h := range have {
+			if (v.Parts() >= 3 && h.Equal(v)) || (v.Parts() < 3 && h.HasPrefix(v)) {
+				match = h // ascending: the last match is the newest
+			}
+		}
+		if match.IsZero() {
+			return nil, fmt.Errorf("option cuda: no CUDA release %s in the manifests: expected one of %s", w, joinVersions(have))
+		}
+		if !seen[match.String()] {
+			seen[match.String()] = true
+			out = append(out, match)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out, nil
+}
+
+func parsePins(raw []string, avail Available) ([]Pin, error) {
+	var pins []Pin
+	seen := map[string]string{}
+	for _, r := range raw {
+		lhs, ver, ok := strings.Cut(r, "=")
+		if !ok || lhs == "" || ver == "" {
+			return nil, fmt.Errorf("option pins: %q: expected product=version or product@cuda=version, such as cudnn=8.9 or cudnn@12.2=8.9", r)
+		}
+		p := Pin{Product: lhs}
+		if prod, cuda, scoped := strings.Cut(lhs, "@"); scoped {
+			p.Product = prod
+			cv, err := version.Parse(cuda)
+			if err != nil {
+				return nil, fmt.Errorf("option pins: %q: CUDA version: %w", r, err)
+			}
+			p.CUDA = cv
+		}
+		if p.Product == avail.Toolkit {
+			return nil, fmt.Errorf("option pins: %q: the %s toolkit is chosen with option cuda, not pinned", r, avail.Toolkit)
+		}
+		releases, ok := avail.Releases[p.Product]
+		if !ok {
+			var ps []string
+			for name := range avail.Releases {
+				if name != avail.Toolkit {
+					ps = append(ps, name)
+				}
+			}
+			sort.Strings(ps)
+			return nil, fmt.Errorf("option pins: %q: unknown product %q: expected one of %s", r, p.Product, strings.Join(ps, ", "))
+		}
+		v, err := version.Parse(ver)
+		if err != nil {
+			return nil, fmt.Errorf("option pins: %q: %w", r, err)
+		}
+		p.Version = v
+		found := false
+		for _, rel := range releases {
+			found = found || rel.HasPrefix(v)
+		}
+		if !found {
+			return nil, fmt.Errorf("option pins: %q: no %s release %s in the manifests: expected one of %s", r, p.Product, ver, joinVersions(releases))
+		}
+		key := p.Product + "@" + p.CUDA.String()
+		if prev, dup := seen[key]; dup && prev != p.String() {
+			return nil, fmt.Errorf("option pins: %s and %s pin the same product and CUDA version differently", prev, p)
+		}
+		seen[key] = p.String()
+		pins = append(pins, p)
+	}
+	// Scoped pins first, longer scopes before shorter, so Pin finds the most
+	// specific one.
+	sort.SliceStable(pins, func(i, j int) bool { return pins[i].CUDA.Parts() > pins[j].CUDA.Parts() })
+	return pins, nil
+}
+
+// computeCapabilities fixes, for every CUDA version and target, the GPU
+// capabilities built. Explicit capabilities are split by kind: Jetson ones go
+// to the Jetson target, the others to the rest; a target left with none gets
+// its CUDA version's defaults (for Jetson, those that CUDA version has a
+// Jetson build for). Every explicit capability must exist in every
+// CUDA version built, so a build never silently drops one.
+func (c *Config) computeCapabilities() error {
+	var explicit []gpu.Capability
+	for _, name := range c.explicitCaps {
+		cp, err := gpu.Lookup(name)
+		if err != nil {
+			return fmt.Errorf("option capabilities: %w", err)
+		}
+		explicit = append(explicit, cp)
+	}
+	c.caps = map[string]map[string][]gpu.Capability{}
+	for _, cuda := range c.cuda {
+		for _, cp := range explicit {
+			if _, err := gpu.Check(cp.Name, cuda); err != nil {
+				return fmt.Errorf("option capabilities: %w (choose CUDA versions in that range with option cuda, or drop the capability)", err)
+			}
+		}
+		per := map[string][]gpu.Capability{}
+		for _, t := range c.targets {
+			var caps []gpu.Capability
+			for _, cp := range explicit {
+				if cp.Jetson == t.Jetson() {
+					caps = append(caps, cp)
+				}
+			}
+			if len(caps) == 0 {
+				for _, cp := range gpu.Defaults(cuda, t.Jetson()) {
+					if !t.Jetson() || platform.JetsonServed(cuda, cp.Name) {
+						caps = append(caps, cp)
+					}
+				}
+			}
+			per[t.Name()] = caps
+		}
+		c.caps[cuda.String()] = per
+	}
+	return nil
+}
+
+func dedupe(in []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func joinVersions(vs []version.Version) string {
+	var ss []string
+	for _, v := range vs {
+		ss = append(ss, v.String())
+	}
+	return strings.Join(ss, ", ")
+}

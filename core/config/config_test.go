@@ -1,0 +1,143 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+func avail() Available {
+	vs := func(ss ...string) []version.Version {
+		var out []version.Version
+		for _, s := range ss {
+			out = append(out, version.MustParse(s))
+		}
+		return out
+	}
+	return Available{Toolkit: "cuda", Releases: map[string][]version.Version{
+		"cuda":     vs("11.8.0", "12.2.2", "12.4.0", "12.4.1", "13.0.0"),
+		"cudnn":    vs("8.9.7", "9.12.0"),
+		"tensorrt": vs("10.7.0"),
+	}}
+}
+
+type opts Options
+
+func (o opts) Name() string { return "flags" }
+func (o opts) Apply(dst *Options) error {
+	if o.CUDA != nil {
+		dst.CUDA = o.CUDA
+	}
+	if o.Capabilities != nil {
+		dst.Capabilities = o.Capabilities
+	}
+	if o.Exec != nil {
+		dst.Exec = o.Exec
+	}
+	if o.Targets != nil {
+		dst.Targets = o.Targets
+	}
+	if o.Pins != nil {
+		dst.Pins = o.Pins
+	}
+	if o.Mirrors != nil {
+		dst.Mirrors = o.Mirrors
+	}
+	if o.ForwardCompat != nil {
+		dst.ForwardCompat = o.ForwardCompat
+	}
+	return nil
+}
+
+func str(s string) *string { return &s }
+
+func TestDefaults(t *testing.T) {
+	c, err := Evaluate(avail(), Defaults{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := joinVersions(c.CUDA()); got != "11.8.0, 12.2.2, 12.4.0, 12.4.1, 13.0.0" {
+		t.Errorf("CUDA = %s", got)
+	}
+	if c.Exec() != platform.LinuxX86_64 || len(c.Targets()) != 3 || c.ForwardCompat() {
+		t.Errorf("exec %v targets %v fc %v", c.Exec(), c.Targets(), c.ForwardCompat())
+	}
+	// Defaults per CUDA version and target come from the GPU table.
+	if got := strings.Join(c.CapabilityNames(version.MustParse("12.4.1"), platform.LinuxX86_64), ","); got != "7.0,7.5,8.0,8.6,8.9,9.0" {
+		t.Errorf("12.4.1 x86_64 caps = %s", got)
+	}
+	if got := strings.Join(c.CapabilityNames(version.MustParse("12.4.1"), platform.LinuxJetson), ","); got != "8.7" {
+		t.Errorf("12.4.1 jetson caps = %s", got)
+	}
+	if got := strings.Join(c.CapabilityNames(version.MustParse("13.0.0"), platform.LinuxJetson), ","); got != "11.0" {
+		t.Errorf("13.0.0 jetson caps = %s (only Thor has a Jetson build in 13.0)", got)
+	}
+}
+
+func TestFlagsWin(t *testing.T) {
+	fc := true
+	c, err := Evaluate(avail(), Defaults{}, opts{CUDA: []string{"12.4", "12"}, Capabilities: []string{"8.0", "9.0a", "8.7"},
+		ForwardCompat: &fc, Targets: []string{"linux-aarch64", "linux-x86_64"}, Pins: []string{"cudnn=9", "cudnn@12.2=8.9"},
+		Mirrors: []string{"https://mirror.example/nv"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := joinVersions(c.CUDA()); got != "12.4.1" {
+		t.Errorf("CUDA = %s (12.4 and 12 both mean 12.4.1)", got)
+	}
+	if got := c.Targets(); len(got) != 2 || got[0] != platform.LinuxX86_64 || got[1] != platform.LinuxJetson {
+		t.Errorf("targets = %v", got)
+	}
+	v := version.MustParse("12.4.1")
+	if got := strings.Join(c.CapabilityNames(v, platform.LinuxX86_64), ","); got != "8.0,9.0a" {
+		t.Errorf("x86 caps = %s", got)
+	}
+	if got := strings.Join(c.CapabilityNames(v, platform.LinuxJetson), ","); got != "8.7" {
+		t.Errorf("jetson caps = %s", got)
+	}
+	if p, _ := c.Pin("cudnn", version.MustParse("12.2.2")); p.String() != "cudnn@12.2=8.9" {
+		t.Errorf("pin for 12.2.2 = %s", p)
+	}
+	if p, _ := c.Pin("cudnn", v); p.String() != "cudnn=9" {
+		t.Errorf("pin for 12.4.1 = %s", p)
+	}
+	// Accessors hand out copies: a caller cannot change the frozen value.
+	c.Targets()[0] = platform.WindowsX86_64
+	c.Mirrors()[0] = "x"
+	if c.Targets()[0] != platform.LinuxX86_64 || c.Mirrors()[0] != "https://mirror.example/nv" {
+		t.Error("frozen config was modified through an accessor")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		o    opts
+		want string
+	}{
+		{"unknown cuda", opts{CUDA: []string{"12.7"}}, "option cuda: no CUDA release 12.7 in the manifests: expected one of 11.8.0, 12.2.2, 12.4.0, 12.4.1, 13.0.0"},
+		{"bad cuda", opts{CUDA: []string{"twelve"}}, `option cuda: version "twelve": part 1 ("twelve") is not a number`},
+		{"unknown platform", opts{Targets: []string{"linux-riscv64"}}, `option targets: unknown platform "linux-riscv64": expected one of linux-x86_64, linux-sbsa, linux-jetson, linux-ppc64le, windows-x86_64`},
+		{"windows exec", opts{Exec: str("windows-x86_64")}, "option exec: windows-x86_64 cannot run builds: expected a Linux platform"},
+		{"unknown capability", opts{Capabilities: []string{"4.2"}}, "option capabilities: "},
+		{"capability out of range", opts{CUDA: []string{"13.0.0"}, Capabilities: []string{"6.1"}}, "option capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0"},
+		{"capability too new", opts{CUDA: []string{"11.8"}, Capabilities: []string{"10.0"}}, "option capabilities: capability 10.0 (Blackwell) is not supported by CUDA 11.8"},
+		{"pin syntax", opts{Pins: []string{"cudnn"}}, `option pins: "cudnn": expected product=version or product@cuda=version, such as cudnn=8.9 or cudnn@12.2=8.9`},
+		{"pin product", opts{Pins: []string{"cudnnn=8.9"}}, `option pins: "cudnnn=8.9": unknown product "cudnnn": expected one of cudnn, tensorrt`},
+		{"pin version", opts{Pins: []string{"cudnn=7.6"}}, `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
+		{"pin toolkit", opts{Pins: []string{"cuda=12.4"}}, `the cuda toolkit is chosen with option cuda, not pinned`},
+		{"pin conflict", opts{Pins: []string{"cudnn=8.9", "cudnn=9.12"}}, `option pins: cudnn=8.9 and cudnn=9.12 pin the same product and CUDA version differently`},
+		{"mirror", opts{Mirrors: []string{"mirror.example"}}, `option mirrors: "mirror.example" is not a URL`},
+		{"no targets", opts{Targets: []string{}}, "option targets: no target platform: expected one or more of linux-x86_64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Evaluate(avail(), Defaults{}, tt.o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v\nwant containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,408 @@
+package pkgset
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Set is the packages of one CUDA version.
+type Set struct {
+	CUDA version.Version
+	// Releases is the release chosen per product for this CUDA version
+	// (the toolkit's is CUDA itself); a product with none is in NoRelease.
+	Releases  map[string]version.Version
+	NoRelease map[string]string
+	// Packages sorted by name.
+	Packages []*Package
+}
+
+// Package is one package of a set under one name. Versioned names
+// (cudnn_8_9) are Packages of their own whose Alias says so.
+type Package struct {
+	Name    string
+	Product string
+	// Manifest is the package's name in its manifest; differs from Name for
+	// versioned names.
+	Manifest    string
+	Release     version.Version // the product release (manifest) it comes from
+	Version     version.Version // the package's own version
+	DisplayName string
+	License     string
+	// Platforms maps a target platform name to the archive that serves it.
+	Platforms map[string]Archive
+	// Unavailable maps a target platform name to why nothing serves it.
+	Unavailable map[string][]string
+}
+
+// Archive is a resolved download for one platform.
+type Archive struct {
+	Key          string // the manifest key that serves the platform
+	Variant      string // "cuda12", or "" for unsplit archives
+	URLs         []string
+	RelativePath string
+	SHA256       string
+	Size         int64
+	StripPrefix  string
+}
+
+// Build makes a Set for every configured CUDA version, in parallel, from one
+// shared configuration and manifest collection (both read-only here).
+func Build(ctx context.Context, cfg *config.Config, coll *manifest.Collection, products []Product) ([]*Set, error) {
+	var toolkit *Product
+	for i := range products {
+		if products[i].Toolkit {
+			if toolkit != nil {
+				return nil, fmt.Errorf("products %s and %s are both marked as the toolkit", toolkit.Name, products[i].Name)
+			}
+			toolkit = &products[i]
+		}
+	}
+	if toolkit == nil {
+		return nil, fmt.Errorf("no product is marked as the toolkit")
+	}
+	cudas := cfg.CUDA()
+	sets := make([]*Set, len(cudas))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i, cuda := range cudas {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			s, err := buildSet(cfg, coll, products, *toolkit, cuda)
+			if err != nil {
+				return fmt.Errorf("CUDA %s: %w", cuda, err)
+			}
+			sets[i] = s
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return sets, nil
+}
+
+type builder struct {
+	cfg  *config.Config
+	cuda version.Version
+	set  *Set
+	seen map[string]string // package name -> product, to catch collisions
+}
+
+func buildSet(cfg *config.Config, coll *manifest.Collection, products []Product, toolkit Product, cuda version.Version) (*Set, error) {
+	b := &builder{cfg: cfg, cuda: cuda, seen: map[string]string{},
+		set: &Set{CUDA: cuda, Releases: map[string]version.Version{}, NoRelease: map[string]string{}}}
+	var tk *manifest.Manifest
+	for _, m := range coll.Releases(toolkit.Name) {
+		if m.Release.Equal(cuda) {
+			tk = m
+		}
+	}
+	if tk == nil {
+		return nil, fmt.Errorf("no %s manifest for release %s", toolkit.Name, cuda)
+	}
+	b.set.Releases[toolkit.Name] = tk.Release
+	for i := range tk.Packages {
+		if err := b.add(toolkit, tk, &tk.Packages[i], tk.Packages[i].Name, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range products {
+		if p.Toolkit {
+			continue
+		}
+		if err := b.addProduct(p, coll.Releases(p.Name)); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(b.set.Packages, func(i, j int) bool { return b.set.Packages[i].Name < b.set.Packages[j].Name })
+	return b.set, nil
+}
+
+// serves reports whether a release of a product can be used with the CUDA
+// version at all (on some platform). A package that is not split by variant
+// inside a release whose other packages are (cuDNN's source-only samples)
+// serves whatever its release serves.
+func (b *builder) serves(p Product, m *manifest.Manifest) bool {
+	for i := range m.Packages {
+		pkg := &m.Packages[i]
+		if pkg.HasVariants() {
+			for _, a := range pkg.Archives {
+				if v, ok := a.VariantVersion(); ok && b.cuda.HasPrefix(v) {
+					return true
+				}
+			}
+			continue
+		}
+		if p.FlatCUDA != nil {
+			for _, v := range p.FlatCUDA(m.Release) {
+				if b.cuda.HasPrefix(v) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// addProduct chooses the release of a product for this CUDA version: the
+// pinned one, else the newest that serves it on one of the targets; and adds
+// versioned names (cudnn_8_9) for the newest release of every major.minor
+// that serves it.
+func (b *builder) addProduct(p Product, releases []*manifest.Manifest) error {
+	var compatible []*manifest.Manifest
+	for _, m := range releases {
+		if b.serves(p, m) {
+			compatible = append(compatible, m)
+		}
+	}
+	candidates := compatible
+	pin, pinned := b.cfg.Pin(p.Name, b.cuda)
+	if pinned {
+		candidates = nil
+		for _, m := range compatible {
+			if m.Release.HasPrefix(pin.Version) {
+				candidates = append(candidates, m)
+			}
+		}
+	}
+	// Versioned names: newest of each major.minor, older groups first.
+	groups := map[string]*manifest.Manifest{}
+	for _, m := range compatible {
+		groups[m.Release.MajorMinor().String()] = m // ascending: last wins
+	}
+	var chosen *manifest.Manifest
+	for i := len(candidates) - 1; i >= 0 && chosen == nil; i-- {
+		if b.coversATarget(p, candidates[i]) {
+			chosen = candidates[i]
+		}
+	}
+	if chosen == nil && len(candidates) > 0 {
+		chosen = candidates[len(candidates)-1]
+	}
+	if chosen == nil {
+		reason := b.noRelease(p, releases, pin, pinned)
+		b.set.NoRelease[p.Name] = reason
+		if len(releases) > 0 {
+			newest := releases[len(releases)-1]
+			for i := range newest.Packages {
+				b.addMissing(p, &newest.Packages[i], reason)
+			}
+		}
+	} else {
+		b.set.Releases[p.Name] = chosen.Release
+		alts := b.alternatives(groups)
+		for i := range chosen.Packages {
+			pkg := &chosen.Packages[i]
+			if err := b.add(p, chosen, pkg, pkg.Name, alts); err != nil {
+				return err
+			}
+		}
+	}
+	for _, mm := range sortedGroups(groups) {
+		for i := range mm.Packages {
+			pkg := &mm.Packages[i]
+			if err := b.add(p, mm, pkg, pkg.Name+"_"+mm.Release.Underscored(2), nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func sortedGroups(groups map[string]*manifest.Manifest) []*manifest.Manifest {
+	var ms []*manifest.Manifest
+	for _, m := range groups {
+		ms = append(ms, m)
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Release.Less(ms[j].Release) })
+	return ms
+}
+
+func (b *builder) noRelease(p Product, releases []*manifest.Manifest, pin config.Pin, pinned bool) string {
+	if len(releases) == 0 {
+		return fmt.Sprintf("the manifests hold no %s release", p.Name)
+	}
+	if pinned {
+		return fmt.Sprintf("%s is pinned to %s (%s), and no %s %s release serves CUDA %s", p.Name, pin.Version, pin, p.Name, pin.Version, b.cuda)
+	}
+	return fmt.Sprintf("no %s release in the manifests serves CUDA %s (newest: %s, for %s)", p.Name, b.cuda, releases[len(releases)-1].Release, servedCUDA(p, releases[len(releases)-1]))
+}
+
+// servedCUDA describes which CUDA versions a release serves, for messages.
+func servedCUDA(p Product, m *manifest.Manifest) string {
+	seen := map[string]bool{}
+	var vs []string
+	for _, pkg := range m.Packages {
+		for _, a := range pkg.Archives {
+			if v, ok := a.VariantVersion(); ok && !seen[v.String()] {
+				seen[v.String()] = true
+				vs = append(vs, "CUDA "+v.String())
+			}
+		}
+	}
+	if len(vs) == 0 && p.FlatCUDA != nil {
+		for _, v := range p.FlatCUDA(m.Release) {
+			vs = append(vs, "CUDA "+v.String())
+		}
+	}
+	if len(vs) == 0 {
+		return "no known CUDA version"
+	}
+	sort.Strings(vs)
+	return strings.Join(vs, ", ")
+}
+
+func (b *builder) coversATarget(p Product, m *manifest.Manifest) bool {
+	for i := range m.Packages {
+		for _, t := range b.cfg.Targets() {
+			if _, _, err := b.resolve(p, m, &m.Packages[i], t); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// alternative names a versioned package that serves a platform the default
+// one does not.
+type alternative struct {
+	m *manifest.Manifest
+}
+
+func (b *builder) alternatives(groups map[string]*manifest.Manifest) []alternative {
+	var alts []alternative
+	for _, m := range sortedGroups(groups) {
+		alts = append(alts, alternative{m})
+	}
+	// Newest first: the best alternative is the most recent.
+	for i, j := 0, len(alts)-1; i < j; i, j = i+1, j-1 {
+		alts[i], alts[j] = alts[j], alts[i]
+	}
+	return alts
+}
+
+// add puts one package under name into the set, resolving every target.
+func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, name string, alts []alternative) error {
+	if prev, dup := b.seen[name]; dup {
+		return fmt.Errorf("package name %s comes from both %s and %s", name, prev, p.Name)
+	}
+	b.seen[name] = p.Name
+	out := &Package{Name: name, Product: p.Name, Manifest: pkg.Name, Release: m.Release, Version: pkg.Version,
+		DisplayName: pkg.DisplayName, License: pkg.License,
+		Platforms: map[string]Archive{}, Unavailable: map[string][]string{}}
+	for _, t := range b.cfg.Targets() {
+		a, ok, err := b.resolve(p, m, pkg, t)
+		if err != nil {
+			reasons := []string{err.Error()}
+			for _, alt := range alts {
+				if alt.m == m {
+					continue
+				}
+				if apkg, found := alt.m.Package(pkg.Name); found {
+					if _, _, aerr := b.resolve(p, alt.m, apkg, t); aerr == nil {
+						reasons = append(reasons, fmt.Sprintf("%s_%s (%s %s) has one", pkg.Name, alt.m.Release.Underscored(2), pkg.Name, apkg.Version))
+						break
+					}
+				}
+			}
+			out.Unavailable[t.Name()] = reasons
+			continue
+		}
+		if ok {
+			out.Platforms[t.Name()] = a
+		}
+	}
+	b.set.Packages = append(b.set.Packages, out)
+	return nil
+}
+
+// addMissing records a package of a product that has no release for this
+// CUDA version, so it keeps its place with the reason.
+func (b *builder) addMissing(p Product, pkg *manifest.Package, reason string) {
+	if _, dup := b.seen[pkg.Name]; dup {
+		return
+	}
+	b.seen[pkg.Name] = p.Name
+	out := &Package{Name: pkg.Name, Product: p.Name, Manifest: pkg.Name, DisplayName: pkg.DisplayName, License: pkg.License,
+		Platforms: map[string]Archive{}, Unavailable: map[string][]string{}}
+	for _, t := range b.cfg.Targets() {
+		out.Unavailable[t.Name()] = []string{reason}
+	}
+	b.set.Packages = append(b.set.Packages, out)
+}
+
+// resolve finds the archive of pkg that serves target t for this CUDA
+// version, or says why there is none.
+func (b *builder) resolve(p Product, m *manifest.Manifest, pkg *manifest.Package, t platform.Platform) (Archive, bool, error) {
+	keys, err := platform.Keys(t, b.cuda, b.cfg.CapabilityNames(b.cuda, t))
+	if err != nil {
+		return Archive{}, false, err
+	}
+	variants := pkg.HasVariants()
+	for _, key := range keys {
+		variant := ""
+		if variants {
+			v, ok := pkg.VariantFor(key, b.cuda)
+			if !ok {
+				continue
+			}
+			variant = v
+		} else if !p.Toolkit && !b.serves(p, m) {
+			return Archive{}, false, fmt.Errorf("%s %s does not serve CUDA %s (its archives hold %s)", pkg.Name, pkg.Version, b.cuda, servedCUDA(p, m))
+		}
+		a, ok := pkg.Archive(key, variant)
+		if !ok {
+			continue
+		}
+		return Archive{Key: key, Variant: variant, URLs: p.URLs(b.cfg.Mirrors(), a.RelativePath), RelativePath: a.RelativePath,
+			SHA256: a.SHA256, Size: a.Size, StripPrefix: p.stripPrefix(pkg, a)}, true, nil
+	}
+	return Archive{}, false, b.missing(p, m, pkg, t, keys[0])
+}
+
+// missing explains why pkg has no archive under key for this CUDA version.
+func (b *builder) missing(p Product, m *manifest.Manifest, pkg *manifest.Package, t platform.Platform, key string) error {
+	err := b.missingArchive(p, m, pkg, key)
+	if t.Jetson() && key != manifest.LinuxAarch64 {
+		return fmt.Errorf("%w (CUDA %s serves %s through the %s archives)", err, b.cuda, t, key)
+	}
+	return err
+}
+
+func (b *builder) missingArchive(p Product, m *manifest.Manifest, pkg *manifest.Package, key string) error {
+	if p.Toolkit {
+		return fmt.Errorf("%s %s has no %s archive in CUDA %s", pkg.Name, pkg.Version, key, m.Release)
+	}
+	if pkg.HasVariants() {
+		var vs []string
+		for _, a := range pkg.Archives {
+			if a.Platform == key {
+				vs = append(vs, a.Variant)
+			}
+		}
+		if len(vs) > 0 {
+			return fmt.Errorf("%s %s has no %s archive for CUDA %s (%s has %s)", pkg.Name, pkg.Version, key, b.cuda, key, strings.Join(vs, ", "))
+		}
+	}
+	return fmt.Errorf("%s %s has no %s archive", pkg.Name, pkg.Version, key)
+}
+
+// Package returns the package with the given name.
+func (s *Set) Package(name string) (*Package, bool) {
+	i := sort.Search(len(s.Packages), func(i int) bool { return s.Packages[i].Name >= name })
+	if i < len(s.Packages) && s.Packages[i].Name == name {
+		return s.Packages[i], true
+	}
+	return nil, false
+}

@@ -1,0 +1,63 @@
+// Package pkgset builds the package sets: for every CUDA version, the
+// packages of the toolkit release and of the release of each other product
+// chosen for it, per target platform, with the archive that serves each
+// platform or the reasons none does.
+//
+// The package knows no package or product by name. What differs between
+// products (where archives live, which CUDA versions an unsplit archive
+// serves, how archives unpack) comes in as Product values from outside the
+// core.
+package pkgset
+
+import (
+	"path"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Product describes one product's manifests to the core.
+type Product struct {
+	// Name is the product's folder in a manifests tree ("cudnn").
+	Name string
+	// Toolkit marks the product whose releases are the CUDA versions.
+	Toolkit bool
+	// Base and Path locate archives: Base + "/" + Path + "/" + relative_path.
+	// Mirrors replace Base and keep Path.
+	Base, Path string
+	// FlatCUDA says which CUDA versions (prefixes such as "11" or "10.2") a
+	// release serves when its archives are not split by cuda_variant. Nil
+	// means such a release serves none, and the set says so.
+	FlatCUDA func(release version.Version) []version.Version
+	// StripPrefix names the top folder of an archive. Nil: the archive's
+	// file name without its extension, as in NVIDIA's redist tree.
+	StripPrefix func(pkg *manifest.Package, a manifest.Archive) string
+}
+
+// URLs returns the archive's URLs: each mirror in order, then the product's
+// own base.
+func (p Product) URLs(mirrors []string, rel string) []string {
+	var out []string
+	for _, m := range append(append([]string(nil), mirrors...), p.Base) {
+		out = append(out, strings.TrimRight(m, "/")+"/"+strings.Trim(p.Path, "/")+"/"+rel)
+	}
+	return out
+}
+
+func (p Product) stripPrefix(pkg *manifest.Package, a manifest.Archive) string {
+	if p.StripPrefix != nil {
+		return p.StripPrefix(pkg, a)
+	}
+	return TrimArchiveExt(path.Base(a.RelativePath))
+}
+
+// TrimArchiveExt removes .tar.xz, .tar.gz, .tar.zst, .tgz or .zip.
+func TrimArchiveExt(name string) string {
+	for _, ext := range []string{".tar.xz", ".tar.gz", ".tar.zst", ".tar.bz2", ".tgz", ".zip"} {
+		if s, ok := strings.CutSuffix(name, ext); ok {
+			return s
+		}
+	}
+	return name
+}

@@ -1,0 +1,367 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// MaxParallel is how many downloads (or folder listings) run at once.
+const MaxParallel = 4
+
+// Options configure Fetch. A zero field means its default.
+type Options struct {
+	Sources Sources
+	// Products to fetch; nil means DefaultProducts plus every product that
+	// has a product URL.
+	Products []string
+	// Releases maps a product to the releases to fetch. A product with no
+	// releases here has its folder listing read, and every release it links
+	// to is fetched. Every key must be one of Products.
+	Releases map[string][]string
+	// CacheDir is where manifests are stored; "" means DefaultCacheDir().
+	CacheDir string
+	// LockFile is the lock file's path; "" means no lock file at all.
+	LockFile string
+	// Update accepts downloads that do not match the lock file and replaces
+	// their entries. Without it they are refused.
+	Update bool
+
+	// Client sends the requests; nil means http.DefaultClient.
+	Client Doer
+	// Timeout bounds one try of one URL (DefaultTimeout).
+	Timeout time.Duration
+	// StallTimeout bounds the wait for the next byte of a try, headers or
+	// body (DefaultStallTimeout, and never more than Timeout).
+	StallTimeout time.Duration
+	// Attempts is how many times one URL is tried (DefaultAttempts); 1 means
+	// no retries. Only network errors, timeouts, 5xx and 429 are retried.
+	Attempts int
+	// RetryDelay is the wait before the second try; it doubles for each
+	// further try up to MaxRetryDelay (DefaultRetryDelay, DefaultMaxRetryDelay).
+	RetryDelay, MaxRetryDelay time.Duration
+
+	// Progress receives events; nil means none.
+	Progress Progress
+}
+
+// Result is what a successful Fetch delivered.
+type Result struct {
+	CacheDir string
+	// Manifests sorted by product, then release.
+	Manifests []Item
+	// Lock is the lock after the fetch (nil without a LockFile).
+	Lock *Lock
+	// LockWritten reports whether the lock file was (re)written.
+	LockWritten bool
+	// Added and Replaced are the lock keys this fetch added or replaced
+	// (Replaced only with Update).
+	Added, Replaced []string
+}
+
+// Item is one manifest now in the cache.
+type Item struct {
+	Key              string // "cuda/redistrib_12.4.1.json"
+	Product, Release string
+	Path             string // in the cache
+	URL              string // "" when it came from the cache
+	LockEntry
+}
+
+// FromCache reports whether the manifest was already cached.
+func (f Item) FromCache() bool { return f.URL == "" }
+
+// MismatchError is a download whose sha256 differs from the lock file's.
+type MismatchError struct {
+	File     string // the key, "cuda/redistrib_12.4.1.json"
+	URL      string
+	LockFile string
+	Expected string
+	Actual   string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s from %s: sha256 mismatch: %s expects %s, got %s (refused; not cached)", e.File, e.URL, e.LockFile, e.Expected, e.Actual)
+}
+
+// Fetch makes sure the cache holds the requested manifests, each parsed and
+// (when a lock file is given) matching it, downloading what is missing or
+// stale. It holds the cache lock throughout. The lock file is updated with
+// new entries only when every manifest was delivered.
+func Fetch(ctx context.Context, opts Options) (*Result, error) {
+	f, err := newFetcher(opts)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := LockCache(ctx, f.cache, func(p string) { f.progress.Report(Event{Kind: Waiting, File: p}) })
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = unlock() }()
+
+	f.lock = NewLock(opts.LockFile)
+	if opts.LockFile != "" {
+		if f.lock, err = ReadLock(opts.LockFile); err != nil {
+			return nil, err
+		}
+	}
+	jobs, err := f.plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	f.progress.Start(len(jobs))
+	got := make([]Item, len(jobs))
+	errs := make([]error, len(jobs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(MaxParallel)
+	for i, j := range jobs {
+		g.Go(func() error {
+			got[i], errs[i] = f.one(gctx, j)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	f.progress.Finish()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("fetching manifests: %w", context.Cause(ctx))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+
+	res := &Result{CacheDir: f.cache, Manifests: got}
+	if opts.LockFile == "" {
+		return res, nil
+	}
+	for _, m := range got {
+		old, ok := f.lock.Manifests[m.Key]
+		switch {
+		case !ok:
+			res.Added = append(res.Added, m.Key)
+		case old != m.LockEntry:
+			res.Replaced = append(res.Replaced, m.Key)
+		default:
+			continue
+		}
+		f.lock.Manifests[m.Key] = m.LockEntry
+	}
+	res.Lock = f.lock
+	if cur, err := os.ReadFile(opts.LockFile); err != nil || !bytes.Equal(cur, f.lock.Marshal()) {
+		if err := f.lock.Write(); err != nil {
+			return nil, err
+		}
+		res.LockWritten = true
+	}
+	return res, nil
+}
+
+type fetcher struct {
+	sources  Sources
+	products []string
+	releases map[string][]string
+	cache    string
+	update   bool
+	lock     *Lock
+	dl       *downloader
+	progress Progress
+}
+
+type job struct{ product, release string }
+
+func newFetcher(o Options) (*fetcher, error) {
+	if err := o.Sources.Validate(); err != nil {
+		return nil, err
+	}
+	f := &fetcher{sources: o.Sources, cache: o.CacheDir, update: o.Update, progress: o.Progress, releases: map[string][]string{}}
+	if f.progress == nil {
+		f.progress = nopProgress{}
+	}
+	f.products = o.Products
+	if f.products == nil {
+		f.products = DefaultProducts()
+		for _, p := range sortedKeys(o.Sources.ProductURLs) {
+			if !slices.Contains(f.products, p) {
+				f.products = append(f.products, p)
+			}
+		}
+	}
+	if len(f.products) == 0 {
+		return nil, fmt.Errorf("no products to fetch")
+	}
+	seen := map[string]bool{}
+	for _, p := range f.products {
+		if seen[p] {
+			return nil, fmt.Errorf("product %s named twice", p)
+		}
+		seen[p] = true
+		if _, err := o.Sources.Folders(p); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range sortedKeys(o.Releases) {
+		if !seen[p] {
+			return nil, fmt.Errorf("releases given for %s, which is not among the products to fetch (%v)", p, f.products)
+		}
+		for _, r := range o.Releases[p] {
+			if _, err := version.Parse(r); err != nil {
+				return nil, fmt.Errorf("%s release: %w", p, err)
+			}
+		}
+		f.releases[p] = o.Releases[p]
+	}
+	if f.cache == "" {
+		d, err := DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		f.cache = d
+	}
+	d := &downloader{
+		client:   o.Client,
+		timeout:  o.Timeout,
+		stall:    o.StallTimeout,
+		attempts: o.Attempts,
+		delay:    o.RetryDelay,
+		maxDel:   o.MaxRetryDelay,
+		progress: f.progress,
+	}
+	if d.client == nil {
+		d.client = http.DefaultClient
+	}
+	if d.timeout <= 0 {
+		d.timeout = DefaultTimeout
+	}
+	if d.stall <= 0 {
+		d.stall = DefaultStallTimeout
+	}
+	d.stall = min(d.stall, d.timeout)
+	if d.attempts <= 0 {
+		d.attempts = DefaultAttempts
+	}
+	if d.delay <= 0 {
+		d.delay = DefaultRetryDelay
+	}
+	if d.maxDel <= 0 {
+		d.maxDel = max(DefaultMaxRetryDelay, d.delay)
+	}
+	f.dl = d
+	return f, nil
+}
+
+// plan lists the manifests to deliver, reading folder listings for products
+// without releases (in parallel).
+func (f *fetcher) plan(ctx context.Context) ([]job, error) {
+	found := make([][]string, len(f.products))
+	errs := make([]error, len(f.products))
+	var g errgroup.Group
+	g.SetLimit(MaxParallel)
+	for i, p := range f.products {
+		if rs, ok := f.releases[p]; ok && len(rs) > 0 {
+			found[i] = rs
+			continue
+		}
+		g.Go(func() error {
+			found[i], errs[i] = f.discover(ctx, p)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var jobs []job
+	seen := map[string]bool{}
+	for i, p := range f.products {
+		rs := slices.Clone(found[i])
+		sort.SliceStable(rs, func(a, b int) bool { return version.MustParse(rs[a]).Less(version.MustParse(rs[b])) })
+		for _, r := range rs {
+			if k := Key(p, r); !seen[k] {
+				seen[k] = true
+				jobs = append(jobs, job{p, r})
+			}
+		}
+	}
+	return jobs, nil
+}
+
+// discover reads the product's folder listing.
+func (f *fetcher) discover(ctx context.Context, product string) ([]string, error) {
+	folders, err := f.sources.Folders(product)
+	if err != nil {
+		return nil, err
+	}
+	var rels []string
+	u, _, err := f.dl.get(ctx, product+" release list", folders, func(u string, body []byte) error {
+		rels = ParseIndex(body)
+		if len(rels) == 0 {
+			return errEmptyIndex(u)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.progress.Report(Event{Kind: Listed, Product: product, Count: len(rels), URL: u})
+	return rels, nil
+}
+
+// one delivers one manifest: from the cache when it is there, parses and
+// matches the lock, otherwise downloaded, checked and then cached.
+func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
+	key := Key(j.product, j.release)
+	out := Item{Key: key, Product: j.product, Release: j.release,
+		Path: filepath.Join(f.cache, j.product, manifest.FileName(j.release))}
+	want, locked := f.lock.Manifests[key]
+
+	if data, err := os.ReadFile(out.Path); err == nil {
+		e := EntryFor(data)
+		if !locked || e == want {
+			if _, err := manifest.Parse(out.Path, j.product, j.release, data); err == nil {
+				out.LockEntry = e
+				f.progress.Report(Event{Kind: Cached, File: key, Product: j.product, Size: e.Size})
+				return out, nil
+			}
+		}
+		// Stale (the lock says otherwise) or broken: download it again.
+	}
+
+	urls, err := f.sources.ManifestURLs(j.product, j.release)
+	if err != nil {
+		return out, err
+	}
+	u, body, err := f.dl.get(ctx, key, urls, func(u string, body []byte) error {
+		if _, err := manifest.Parse(u, j.product, j.release, body); err != nil {
+			return fmt.Errorf("%w (refused; not cached)", err)
+		}
+		if e := EntryFor(body); locked && e != want && !f.update {
+			return &MismatchError{File: key, URL: u, LockFile: f.lock.Path, Expected: want.SHA256, Actual: e.SHA256}
+		}
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	if err := os.MkdirAll(filepath.Dir(out.Path), 0o755); err != nil {
+		return out, fmt.Errorf("caching %s: %w", key, err)
+	}
+	if err := renameio.WriteFile(out.Path, body, 0o644); err != nil {
+		return out, fmt.Errorf("caching %s: %w", key, err)
+	}
+	out.URL, out.LockEntry = u, EntryFor(body)
+	f.progress.Report(Event{Kind: Fetched, File: key, Product: j.product, URL: u, Size: out.Size})
+	return out, nil
+}

@@ -1,0 +1,237 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Doer sends HTTP requests; *http.Client is one.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// Defaults for Options' zero values.
+const (
+	DefaultTimeout       = time.Minute
+	DefaultStallTimeout  = 30 * time.Second
+	DefaultAttempts      = 4
+	DefaultRetryDelay    = 500 * time.Millisecond
+	DefaultMaxRetryDelay = 10 * time.Second
+	DefaultParallel      = 4
+	// MaxSize bounds a downloaded body; NVIDIA's manifests are under 100 kB.
+	MaxSize = 32 << 20
+)
+
+// StatusError is an HTTP response other than 200 OK.
+type StatusError struct {
+	Code       int
+	Status     string
+	RetryAfter time.Duration // from a Retry-After header in seconds, or 0
+}
+
+func (e *StatusError) Error() string { return "HTTP " + e.Status }
+
+// Attempt is one failed try of one URL.
+type Attempt struct {
+	URL string
+	Try int // 1-based, per URL
+	Err error
+	// Refused is a body that arrived but was not accepted (it did not parse,
+	// or did not match the lock file); Err then names the URL itself.
+	Refused bool
+}
+
+func (a Attempt) String() string {
+	if a.Refused {
+		return a.Err.Error()
+	}
+	return fmt.Sprintf("%s (try %d): %v", a.URL, a.Try, a.Err)
+}
+
+// FetchError is a download that failed at every source. It lists every try,
+// in order.
+type FetchError struct {
+	What     string // "cuda/redistrib_12.4.1.json", or "cuda release list"
+	Attempts []Attempt
+}
+
+func (e *FetchError) Error() string {
+	var b strings.Builder
+	urls := map[string]bool{}
+	for _, a := range e.Attempts {
+		urls[a.URL] = true
+	}
+	s := "s"
+	if len(urls) == 1 {
+		s = ""
+	}
+	fmt.Fprintf(&b, "%s: every source failed (%d URL%s tried):", e.What, len(urls), s)
+	for _, a := range e.Attempts {
+		b.WriteString("\n  ")
+		b.WriteString(a.String())
+	}
+	return b.String()
+}
+
+// Unwrap returns every attempt's error, so errors.As finds a *MismatchError.
+func (e *FetchError) Unwrap() []error {
+	out := make([]error, len(e.Attempts))
+	for i, a := range e.Attempts {
+		out[i] = a.Err
+	}
+	return out
+}
+
+// downloader gets URLs with timeouts and retries.
+type downloader struct {
+	client        Doer
+	timeout       time.Duration // one try, whole
+	stall         time.Duration // one try, longest wait for the next byte
+	attempts      int           // tries per URL
+	delay, maxDel time.Duration
+	progress      Progress
+}
+
+// get tries the URLs in order. Each URL is retried (with exponential backoff)
+// on network errors, timeouts, 5xx and 429; any other failure moves on to the
+// next URL. accept checks a body; its error refuses the body and moves on.
+// When the caller's context ends, get returns its error at once.
+func (d *downloader) get(ctx context.Context, what string, urls []string, accept func(u string, body []byte) error) (string, []byte, error) {
+	var failed []Attempt
+	for i, u := range urls {
+		for try := 1; ; try++ {
+			body, err := d.once(ctx, u)
+			if ctx.Err() != nil {
+				return "", nil, fmt.Errorf("%s: %w", what, context.Cause(ctx))
+			}
+			if err == nil {
+				if err := accept(u, body); err != nil {
+					failed = append(failed, Attempt{URL: u, Try: try, Err: err, Refused: true})
+					d.skip(i, urls, failed)
+					break
+				}
+				return u, body, nil
+			}
+			failed = append(failed, Attempt{URL: u, Try: try, Err: err})
+			if !retryable(err) || try >= d.attempts {
+				d.skip(i, urls, failed)
+				break
+			}
+			wait := d.backoff(try, err)
+			d.progress.Report(Event{Kind: Retrying, URL: u, Try: try + 1, Tries: d.attempts, Delay: wait, Err: err})
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return "", nil, fmt.Errorf("%s: %w", what, context.Cause(ctx))
+			case <-t.C:
+			}
+		}
+	}
+	return "", nil, &FetchError{What: what, Attempts: failed}
+}
+
+// skip reports moving on from URL i when another URL follows.
+func (d *downloader) skip(i int, urls []string, failed []Attempt) {
+	if i+1 < len(urls) {
+		last := failed[len(failed)-1]
+		d.progress.Report(Event{Kind: Skipped, URL: last.URL, Err: last.Err, Next: urls[i+1]})
+	}
+}
+
+func (d *downloader) backoff(try int, err error) time.Duration {
+	wait := d.delay << (try - 1)
+	if wait > d.maxDel || wait <= 0 {
+		wait = d.maxDel
+	}
+	var se *StatusError
+	if errors.As(err, &se) && se.RetryAfter > wait {
+		wait = min(se.RetryAfter, d.maxDel)
+	}
+	return wait
+}
+
+// retryable reports whether a failed try is worth repeating on the same URL.
+func retryable(err error) bool {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Code >= 500 || se.Code == http.StatusTooManyRequests
+	}
+	var tl *tooLargeError
+	return !errors.As(err, &tl)
+}
+
+type tooLargeError struct{ limit int64 }
+
+func (e *tooLargeError) Error() string { return fmt.Sprintf("body larger than %d bytes", e.limit) }
+
+// once makes one try. The try ends after d.timeout in all, or when no byte
+// arrives for d.stall (before the headers or between two reads of the body).
+func (d *downloader) once(ctx context.Context, u string) ([]byte, error) {
+	tctx, cancelT := context.WithTimeoutCause(ctx, d.timeout, fmt.Errorf("timed out after %v", d.timeout))
+	defer cancelT()
+	sctx, cancelS := context.WithCancelCause(tctx)
+	defer cancelS(nil)
+	stalled := fmt.Errorf("stalled: no data for %v", d.stall)
+	timer := time.AfterFunc(d.stall, func() { cancelS(stalled) })
+	defer timer.Stop()
+
+	req, err := http.NewRequestWithContext(sctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", "cudapkgs")
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, tryError(sctx, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		se := &StatusError{Code: resp.StatusCode, Status: resp.Status}
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+			se.RetryAfter = time.Duration(s) * time.Second
+		}
+		return nil, se
+	}
+	var buf bytes.Buffer
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(chunk)
+		if n > 0 {
+			timer.Reset(d.stall)
+			buf.Write(chunk[:n])
+			if buf.Len() > MaxSize {
+				return nil, &tooLargeError{MaxSize}
+			}
+		}
+		if err == io.EOF {
+			return buf.Bytes(), nil
+		}
+		if err != nil {
+			return nil, tryError(sctx, err)
+		}
+	}
+}
+
+// tryError names why a try failed: a stall or timeout (the context's cause)
+// rather than "context canceled", and the network error without the
+// "Get <url>:" prefix (the URL is named by the caller).
+func tryError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

@@ -1,0 +1,194 @@
+package source
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/google/renameio/v2"
+)
+
+// LockFileName is the lock file's usual name.
+const LockFileName = "cudapkgs.lock"
+
+// LockVersion is the lock file format this package reads and writes.
+const LockVersion = 1
+
+// Lock pins manifests by sha256. Its file is JSON:
+//
+//	{
+//	  "version": 1,
+//	  "manifests": {
+//	    "cuda/redistrib_12.4.1.json": {
+//	      "sha256": "9cd815f3…",
+//	      "size": 58445
+//	    }
+//	  }
+//	}
+//
+// with manifests sorted by key, a two-space indent and a final newline, so
+// the same entries always give the same bytes.
+type Lock struct {
+	// Path is the file the lock was read from, for messages.
+	Path string
+	// Manifests maps a Key to its pin.
+	Manifests map[string]LockEntry
+}
+
+// LockEntry pins one manifest.
+type LockEntry struct {
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// EntryFor pins data.
+func EntryFor(data []byte) LockEntry {
+	sum := sha256.Sum256(data)
+	return LockEntry{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
+}
+
+// NewLock returns an empty lock that will be written to path.
+func NewLock(path string) *Lock { return &Lock{Path: path, Manifests: map[string]LockEntry{}} }
+
+// ReadLock reads a lock file. A missing file is an empty lock; a file that
+// does not parse is an error naming the file and the problem.
+func ReadLock(path string) (*Lock, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewLock(path), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading lock file: %w", err)
+	}
+	return ParseLock(path, data)
+}
+
+// LockError is a lock file that does not parse.
+type LockError struct {
+	File      string
+	Line, Col int // 0 when unknown
+	Msg       string
+}
+
+func (e *LockError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// ParseLock reads a lock file's bytes strictly: unknown fields, a missing or
+// unsupported version, malformed keys, hashes or sizes are errors.
+func ParseLock(file string, data []byte) (*Lock, error) {
+	fail := func(format string, args ...any) error {
+		return &LockError{File: file, Msg: fmt.Sprintf(format, args...)}
+	}
+	var raw struct {
+		Version   *int `json:"version"`
+		Manifests map[string]struct {
+			SHA256 *string `json:"sha256"`
+			Size   *int64  `json:"size"`
+		} `json:"manifests"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		le := &LockError{File: file, Msg: "invalid lock file: " + err.Error()}
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			le.Line, le.Col = lineCol(data, se.Offset)
+		case errors.As(err, &te):
+			le.Line, le.Col = lineCol(data, te.Offset)
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			le.Msg = "invalid lock file: unexpected end of input; expected {\"version\": 1, \"manifests\": {...}}"
+		}
+		return nil, le
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fail("invalid lock file: data after the top-level object")
+	}
+	switch {
+	case raw.Version == nil:
+		return nil, fail("no \"version\": expected \"version\": %d", LockVersion)
+	case *raw.Version != LockVersion:
+		return nil, fail("lock file version %d is not supported: this cudapkgs reads version %d", *raw.Version, LockVersion)
+	case raw.Manifests == nil:
+		return nil, fail("no \"manifests\" object: expected \"manifests\": {\"cuda/redistrib_12.4.1.json\": {\"sha256\": ..., \"size\": ...}}")
+	}
+	l := NewLock(file)
+	for _, k := range sortedKeys(raw.Manifests) {
+		e := raw.Manifests[k]
+		if _, _, err := SplitKey(k); err != nil {
+			return nil, fail("manifests: %v", err)
+		}
+		switch {
+		case e.SHA256 == nil:
+			return nil, fail("manifests[%q]: no \"sha256\"", k)
+		case !isSHA256(*e.SHA256):
+			return nil, fail("manifests[%q].sha256: %q is not 64 lower-case hex digits", k, *e.SHA256)
+		case e.Size == nil:
+			return nil, fail("manifests[%q]: no \"size\"", k)
+		case *e.Size <= 0:
+			return nil, fail("manifests[%q].size: %d is not a positive byte count", k, *e.Size)
+		}
+		l.Manifests[k] = LockEntry{SHA256: *e.SHA256, Size: *e.Size}
+	}
+	return l, nil
+}
+
+// Marshal returns the lock file's bytes.
+func (l *Lock) Marshal() []byte {
+	out := struct {
+		Version   int                  `json:"version"`
+		Manifests map[string]LockEntry `json:"manifests"`
+	}{LockVersion, l.Manifests}
+	if out.Manifests == nil {
+		out.Manifests = map[string]LockEntry{}
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		panic(err) // strings and integers always marshal
+	}
+	return append(data, '\n')
+}
+
+// Write replaces the file at l.Path atomically.
+func (l *Lock) Write() error {
+	if err := renameio.WriteFile(l.Path, l.Marshal(), 0o644); err != nil {
+		return fmt.Errorf("writing lock file: %w", err)
+	}
+	return nil
+}
+
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// lineCol turns a byte offset into a 1-based line and column.
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
