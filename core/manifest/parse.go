@@ -85,25 +85,33 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 	if err != nil {
 		return nil, &Error{File: p.file, Msg: fmt.Sprintf("release in file name: %v", err)}
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(p.data, &top); err != nil {
+	// One decode into generic values, then a walk: decoding level by level
+	// into json.RawMessage would re-scan every byte once per nesting level.
+	dec := json.NewDecoder(bytes.NewReader(p.data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
 		return nil, p.syntaxError(err)
 	}
-	if top == nil {
-		return nil, &Error{File: p.file, Path: "$", Msg: "expected a JSON object, found null"}
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := lineCol(p.data, int(dec.InputOffset()))
+		return nil, &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: unexpected data after the top-level object"}
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, &Error{File: p.file, Path: "$", Line: 1, Col: 1, Msg: fmt.Sprintf("expected a JSON object at the top level, found %s", kind(doc))}
 	}
 	m := &Manifest{File: p.file, Product: product, Release: rel}
-	names := sortedKeys(top)
-	for _, k := range names {
+	for _, k := range sortedKeys(top) {
 		raw := top[k]
 		switch k {
 		case "release_date":
-			if err := p.str(raw, []string{k}, &m.Date); err != nil {
+			if m.Date, err = p.str(raw, []string{k}); err != nil {
 				return nil, err
 			}
 		case "release_label":
-			var s string
-			if err := p.str(raw, []string{k}, &s); err != nil {
+			s, err := p.str(raw, []string{k})
+			if err != nil {
 				return nil, err
 			}
 			v, err := version.Parse(s)
@@ -114,18 +122,19 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 				return nil, p.fail([]string{k}, "release_label %q does not match the file name's release %q", s, release)
 			}
 		case "release_product":
-			var s string
-			if err := p.str(raw, []string{k}, &s); err != nil {
+			s, err := p.str(raw, []string{k})
+			if err != nil {
 				return nil, err
 			}
 			if product != "" && s != product {
 				return nil, p.fail([]string{k}, "release_product %q does not match the product %q this manifest was read as", s, product)
 			}
 		default:
-			if len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
+			obj, ok := raw.(map[string]any)
+			if !ok {
 				return nil, p.fail([]string{k}, "expected a package object (or release_date, release_label, release_product), found %s", kind(raw))
 			}
-			pkg, err := p.pkg(k, raw)
+			pkg, err := p.pkg(k, obj)
 			if err != nil {
 				return nil, err
 			}
@@ -145,37 +154,29 @@ func (p *parser) syntaxError(err error) error {
 		line, col := lineCol(p.data, int(se.Offset))
 		return &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: " + se.Error()}
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return &Error{File: p.file, Path: "$", Line: 1, Col: 1, Msg: fmt.Sprintf("expected a JSON object at the top level, found %s", te.Value)}
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		line, col := lineCol(p.data, len(p.data))
-		return &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: unexpected end of input"}
+		return &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: unexpected end of JSON input"}
 	}
 	return &Error{File: p.file, Msg: "invalid JSON: " + err.Error()}
 }
 
-func (p *parser) pkg(name string, raw json.RawMessage) (Package, error) {
+func (p *parser) pkg(name string, obj map[string]any) (Package, error) {
 	pkg := Package{Name: name}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return pkg, p.fail([]string{name}, "expected a package object: %v", err)
-	}
 	for _, k := range sortedKeys(obj) {
 		v := obj[k]
 		keys := []string{name, k}
 		var err error
 		switch k {
 		case "name":
-			err = p.str(v, keys, &pkg.DisplayName)
+			pkg.DisplayName, err = p.str(v, keys)
 		case "license":
-			err = p.str(v, keys, &pkg.License)
+			pkg.License, err = p.str(v, keys)
 		case "license_path":
-			err = p.str(v, keys, &pkg.LicensePath)
+			pkg.LicensePath, err = p.str(v, keys)
 		case "version":
 			var s string
-			if err = p.str(v, keys, &s); err == nil {
+			if s, err = p.str(v, keys); err == nil {
 				pkg.Version, err = version.Parse(s)
 				if err != nil {
 					err = p.fail(keys, "%v", err)
@@ -201,37 +202,47 @@ func (p *parser) pkg(name string, raw json.RawMessage) (Package, error) {
 	if len(pkg.Archives) == 0 {
 		return pkg, p.fail([]string{name}, "package %q has no archive: expected at least one platform key (%s) with an archive", name, strings.Join(PlatformKeys(), ", "))
 	}
-	order := map[string]int{}
-	for i, k := range PlatformKeys() {
-		order[k] = i
-	}
 	sort.Slice(pkg.Archives, func(i, j int) bool {
 		a, b := pkg.Archives[i], pkg.Archives[j]
 		if a.Platform != b.Platform {
-			return order[a.Platform] < order[b.Platform]
+			return platformOrder(a.Platform) < platformOrder(b.Platform)
 		}
 		return a.Variant < b.Variant
 	})
 	return pkg, nil
 }
 
-func (p *parser) variants(raw json.RawMessage, keys []string, pkg *Package) error {
-	var vs []string
-	if err := json.Unmarshal(raw, &vs); err != nil {
-		return p.fail(keys, "expected a list of CUDA versions such as [\"11\", \"12\"], found %s", kind(raw))
-	}
-	for i, s := range vs {
-		if _, err := version.Parse(s); err != nil {
-			return p.fail(append(keys, "["+strconv.Itoa(i)+"]"), "expected a CUDA version such as \"12\": %v", err)
+func platformOrder(k string) int {
+	for i, p := range PlatformKeys() {
+		if p == k {
+			return i
 		}
 	}
-	pkg.Variants = vs
+	return len(PlatformKeys())
+}
+
+func (p *parser) variants(raw any, keys []string, pkg *Package) error {
+	list, ok := raw.([]any)
+	if !ok {
+		return p.fail(keys, "expected a list of CUDA versions such as [\"11\", \"12\"], found %s", kind(raw))
+	}
+	for i, e := range list {
+		at := append(append([]string{}, keys...), "["+strconv.Itoa(i)+"]")
+		s, ok := e.(string)
+		if !ok {
+			return p.fail(at, "expected a CUDA version such as \"12\", found %s", kind(e))
+		}
+		if _, err := version.Parse(s); err != nil {
+			return p.fail(at, "expected a CUDA version such as \"12\": %v", err)
+		}
+		pkg.Variants = append(pkg.Variants, s)
+	}
 	return nil
 }
 
-func (p *parser) platform(key string, raw json.RawMessage, keys []string, pkg *Package) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+func (p *parser) platform(key string, raw any, keys []string, pkg *Package) error {
+	obj, ok := raw.(map[string]any)
+	if !ok {
 		return p.fail(keys, "expected an archive object {relative_path, sha256, md5, size} or variant objects such as \"cuda12\", found %s", kind(raw))
 	}
 	if _, ok := obj["relative_path"]; ok {
@@ -254,8 +265,8 @@ func (p *parser) platform(key string, raw json.RawMessage, keys []string, pkg *P
 			}
 			return p.fail(vkeys, "%v, found %q", err, vk)
 		}
-		var aobj map[string]json.RawMessage
-		if err := json.Unmarshal(obj[vk], &aobj); err != nil || aobj == nil {
+		aobj, ok := obj[vk].(map[string]any)
+		if !ok {
 			return p.fail(vkeys, "expected an archive object {relative_path, sha256, md5, size}, found %s", kind(obj[vk]))
 		}
 		if _, ok := aobj["relative_path"]; !ok {
@@ -273,10 +284,11 @@ func (p *parser) platform(key string, raw json.RawMessage, keys []string, pkg *P
 
 var archiveFields = map[string]struct{}{"relative_path": {}, "sha256": {}, "md5": {}, "size": {}}
 
-func (p *parser) archive(obj map[string]json.RawMessage, keys []string) (Archive, error) {
+func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 	var a Archive
+	var err error
 	at := func(k string) []string { return append(append([]string{}, keys...), k) }
-	if err := p.str(obj["relative_path"], at("relative_path"), &a.RelativePath); err != nil {
+	if a.RelativePath, err = p.str(obj["relative_path"], at("relative_path")); err != nil {
 		return a, err
 	}
 	if err := checkRelativePath(a.RelativePath); err != nil {
@@ -286,7 +298,7 @@ func (p *parser) archive(obj map[string]json.RawMessage, keys []string) (Archive
 	if !ok {
 		return a, p.fail(keys, "archive has no \"sha256\": expected 64 hex digits")
 	}
-	if err := p.str(raw, at("sha256"), &a.SHA256); err != nil {
+	if a.SHA256, err = p.str(raw, at("sha256")); err != nil {
 		return a, err
 	}
 	if !isHex(a.SHA256, 64) {
@@ -294,7 +306,7 @@ func (p *parser) archive(obj map[string]json.RawMessage, keys []string) (Archive
 	}
 	a.SHA256 = strings.ToLower(a.SHA256)
 	if raw, ok := obj["md5"]; ok {
-		if err := p.str(raw, at("md5"), &a.MD5); err != nil {
+		if a.MD5, err = p.str(raw, at("md5")); err != nil {
 			return a, err
 		}
 		if !isHex(a.MD5, 32) {
@@ -312,12 +324,15 @@ func (p *parser) archive(obj map[string]json.RawMessage, keys []string) (Archive
 }
 
 // parseSize accepts NVIDIA's string form ("1157180") and a plain JSON number.
-func parseSize(raw json.RawMessage) (int64, error) {
-	s := string(bytes.TrimSpace(raw))
-	if strings.HasPrefix(s, `"`) {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, fmt.Errorf("expected a size in bytes, found %s", s)
-		}
+func parseSize(raw any) (int64, error) {
+	var s string
+	switch v := raw.(type) {
+	case string:
+		s = v
+	case json.Number:
+		s = v.String()
+	default:
+		return 0, fmt.Errorf("expected a size in bytes, found %s", kind(raw))
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 {
@@ -348,11 +363,12 @@ func checkRelativePath(rel string) error {
 	return nil
 }
 
-func (p *parser) str(raw json.RawMessage, keys []string, out *string) error {
-	if err := json.Unmarshal(raw, out); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return p.fail(keys, "expected a string, found %s", kind(raw))
+func (p *parser) str(raw any, keys []string) (string, error) {
+	s, ok := raw.(string)
+	if !ok {
+		return "", p.fail(keys, "expected a string, found %s", kind(raw))
 	}
-	return nil
+	return s, nil
 }
 
 func isHex(s string, n int) bool {
@@ -367,25 +383,22 @@ func isHex(s string, n int) bool {
 	return true
 }
 
-func kind(raw json.RawMessage) string {
-	s := bytes.TrimSpace(raw)
-	if len(s) == 0 {
-		return "nothing"
-	}
-	switch s[0] {
-	case '{':
+func kind(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
 		return "an object"
-	case '[':
+	case []any:
 		return "a list"
-	case '"':
-		return "a string " + truncate(string(s), 40)
-	case 't', 'f':
+	case string:
+		return "a string " + truncate(strconv.Quote(v), 40)
+	case bool:
 		return "a boolean"
-	case 'n':
+	case nil:
 		return "null"
-	default:
-		return "a number " + truncate(string(s), 40)
+	case json.Number:
+		return "a number " + truncate(v.String(), 40)
 	}
+	return fmt.Sprintf("%T", v)
 }
 
 func truncate(s string, n int) string {

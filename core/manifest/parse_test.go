@@ -72,7 +72,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"invalid json", "{\n  \"p\": {\n    \"version\": \"1\",,\n  }\n}", "1.0", `f.json:3:21: invalid JSON: invalid character ',' looking for beginning of object key string`},
 		{"truncated", "{\n  \"p\": {", "1.0", `f.json:2:9: invalid JSON: unexpected end of JSON input`},
-		{"top not object", `[1, 2]`, "1.0", `f.json:1:1: $: expected a JSON object at the top level, found array`},
+		{"top not object", `[1, 2]`, "1.0", `f.json:1:1: $: expected a JSON object at the top level, found a list`},
 		{"missing sha256", arch(`"relative_path": "p/a.tar.xz", "size": "1"`), "1.0", `f.json:2:3: $.p["linux-x86_64"]: archive has no "sha256": expected 64 hex digits`},
 		{"short sha256", arch(`"relative_path": "p/a.tar.xz", "sha256": "abc"`), "1.0", `f.json:2:51: $.p["linux-x86_64"].sha256: sha256 "abc" is not 64 hex digits`},
 		{"non-hex sha256", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + strings.Repeat("z", 64) + `"`), "1.0", `$.p["linux-x86_64"].sha256: sha256 "zzzz`},
@@ -132,5 +132,12 @@ func TestUnknownPlatformWarns(t *testing.T) {
 func TestJSONPath(t *testing.T) {
 	if got := jsonPath([]string{"cuda_cccl", "linux-x86_64", "sha256"}); got != `$.cuda_cccl["linux-x86_64"].sha256` {
 		t.Errorf("jsonPath = %s", got)
+	}
+}
+
+func TestTrailingData(t *testing.T) {
+	_, err := Parse("f.json", "cuda", "1.0", []byte(`{"p": {}} {"q": 1}`))
+	if err == nil || !strings.Contains(err.Error(), "unexpected data after the top-level object") {
+		t.Errorf("error = %v", err)
 	}
 }

@@ -97,11 +97,26 @@ type builder struct {
 	cuda version.Version
 	set  *Set
 	seen map[string]string // package name -> product, to catch collisions
+	// Read from cfg once per set: they are the same for every package.
+	targets []platform.Platform
+	mirrors []string
+	keys    []targetKeys // parallel to targets
+}
+
+// targetKeys is the manifest keys that serve a target, or why none can.
+type targetKeys struct {
+	keys []string
+	err  error
 }
 
 func buildSet(cfg *config.Config, coll *manifest.Collection, products []Product, toolkit Product, cuda version.Version) (*Set, error) {
 	b := &builder{cfg: cfg, cuda: cuda, seen: map[string]string{},
-		set: &Set{CUDA: cuda, Releases: map[string]version.Version{}, NoRelease: map[string]string{}}}
+		set:     &Set{CUDA: cuda, Releases: map[string]version.Version{}, NoRelease: map[string]string{}},
+		targets: cfg.Targets(), mirrors: cfg.Mirrors()}
+	for _, t := range b.targets {
+		keys, err := platform.Keys(t, cuda, cfg.CapabilityNames(cuda, t))
+		b.keys = append(b.keys, targetKeys{keys, err})
+	}
 	var tk *manifest.Manifest
 	for _, m := range coll.Releases(toolkit.Name) {
 		if m.Release.Equal(cuda) {
@@ -265,8 +280,8 @@ func servedCUDA(p Product, m *manifest.Manifest) string {
 
 func (b *builder) coversATarget(p Product, m *manifest.Manifest) bool {
 	for i := range m.Packages {
-		for _, t := range b.cfg.Targets() {
-			if _, _, err := b.resolve(p, m, &m.Packages[i], t); err == nil {
+		for ti := range b.targets {
+			if _, _, err := b.resolve(p, m, &m.Packages[i], ti); err == nil {
 				return true
 			}
 		}
@@ -301,8 +316,8 @@ func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, na
 	out := &Package{Name: name, Product: p.Name, Manifest: pkg.Name, Release: m.Release, Version: pkg.Version,
 		DisplayName: pkg.DisplayName, License: pkg.License,
 		Platforms: map[string]Archive{}, Unavailable: map[string][]string{}}
-	for _, t := range b.cfg.Targets() {
-		a, ok, err := b.resolve(p, m, pkg, t)
+	for ti, t := range b.targets {
+		a, ok, err := b.resolve(p, m, pkg, ti)
 		if err != nil {
 			reasons := []string{err.Error()}
 			for _, alt := range alts {
@@ -310,7 +325,7 @@ func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, na
 					continue
 				}
 				if apkg, found := alt.m.Package(pkg.Name); found {
-					if _, _, aerr := b.resolve(p, alt.m, apkg, t); aerr == nil {
+					if _, _, aerr := b.resolve(p, alt.m, apkg, ti); aerr == nil {
 						reasons = append(reasons, fmt.Sprintf("%s_%s (%s %s) has one", pkg.Name, alt.m.Release.Underscored(2), pkg.Name, apkg.Version))
 						break
 					}
@@ -336,16 +351,16 @@ func (b *builder) addMissing(p Product, pkg *manifest.Package, reason string) {
 	b.seen[pkg.Name] = p.Name
 	out := &Package{Name: pkg.Name, Product: p.Name, Manifest: pkg.Name, DisplayName: pkg.DisplayName, License: pkg.License,
 		Platforms: map[string]Archive{}, Unavailable: map[string][]string{}}
-	for _, t := range b.cfg.Targets() {
+	for _, t := range b.targets {
 		out.Unavailable[t.Name()] = []string{reason}
 	}
 	b.set.Packages = append(b.set.Packages, out)
 }
 
-// resolve finds the archive of pkg that serves target t for this CUDA
-// version, or says why there is none.
-func (b *builder) resolve(p Product, m *manifest.Manifest, pkg *manifest.Package, t platform.Platform) (Archive, bool, error) {
-	keys, err := platform.Keys(t, b.cuda, b.cfg.CapabilityNames(b.cuda, t))
+// resolve finds the archive of pkg that serves target number ti for this
+// CUDA version, or says why there is none.
+func (b *builder) resolve(p Product, m *manifest.Manifest, pkg *manifest.Package, ti int) (Archive, bool, error) {
+	t, keys, err := b.targets[ti], b.keys[ti].keys, b.keys[ti].err
 	if err != nil {
 		return Archive{}, false, err
 	}
@@ -365,7 +380,7 @@ func (b *builder) resolve(p Product, m *manifest.Manifest, pkg *manifest.Package
 		if !ok {
 			continue
 		}
-		return Archive{Key: key, Variant: variant, URLs: p.URLs(b.cfg.Mirrors(), a.RelativePath), RelativePath: a.RelativePath,
+		return Archive{Key: key, Variant: variant, URLs: p.URLs(b.mirrors, a.RelativePath), RelativePath: a.RelativePath,
 			SHA256: a.SHA256, Size: a.Size, StripPrefix: p.stripPrefix(pkg, a)}, true, nil
 	}
 	return Archive{}, false, b.missing(p, m, pkg, t, keys[0])
