@@ -252,7 +252,7 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 	for _, r := range raw {
 		lhs, ver, ok := strings.Cut(r, "=")
 		if !ok || lhs == "" || ver == "" {
-			return nil, fmt.Errorf("option pins: %q: expected product=version or product@cuda=version, such as cudnn=8.9 or cudnn@12.2=8.9", r)
+			return nil, fmt.Errorf("option pins: %q: expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9", r)
 		}
 		p := Pin{Product: lhs}
 		if prod, cuda, scoped := strings.Cut(lhs, "@"); scoped {

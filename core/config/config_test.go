@@ -124,7 +124,7 @@ func TestErrors(t *testing.T) {
 		{"unknown capability", opts{Capabilities: []string{"4.2"}}, "option capabilities: "},
 		{"capability out of range", opts{CUDA: []string{"13.0.0"}, Capabilities: []string{"6.1"}}, "option capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0"},
 		{"capability too new", opts{CUDA: []string{"11.8"}, Capabilities: []string{"10.0"}}, "option capabilities: capability 10.0 (Blackwell) is not supported by CUDA 11.8"},
-		{"pin syntax", opts{Pins: []string{"cudnn"}}, `option pins: "cudnn": expected product=version or product@cuda=version, such as cudnn=8.9 or cudnn@12.2=8.9`},
+		{"pin syntax", opts{Pins: []string{"cudnn"}}, `option pins: "cudnn": expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9`},
 		{"pin product", opts{Pins: []string{"cudnnn=8.9"}}, `option pins: "cudnnn=8.9": unknown product "cudnnn": expected one of cudnn, tensorrt`},
 		{"pin version", opts{Pins: []string{"cudnn=7.6"}}, `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
 		{"pin toolkit", opts{Pins: []string{"cuda=12.4"}}, `the cuda toolkit is chosen with option cuda, not pinned`},

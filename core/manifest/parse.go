@@ -347,7 +347,7 @@ func parseSize(raw any) (int64, error) {
 func checkRelativePath(rel string) error {
 	switch {
 	case rel == "":
-		return fmt.Errorf("relative_path is empty: expected a path such as \"cuda_cccl/linux-x86_64/cuda_cccl-linux-x86_64-12.4.127-archive.tar.xz\"")
+		return fmt.Errorf("relative_path is empty: expected a path such as \"<package>/linux-x86_64/<package>-linux-x86_64-<version>-archive.tar.xz\"")
 	case strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || (len(rel) > 1 && rel[1] == ':'):
 		return fmt.Errorf("relative_path %q is absolute: expected a path relative to the redist folder", rel)
 	case strings.Contains(rel, "://"):

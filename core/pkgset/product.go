@@ -23,6 +23,9 @@ type Product struct {
 	Name string
 	// Toolkit marks the product whose releases are the CUDA versions.
 	Toolkit bool
+	// Unlisted marks a product NVIDIA publishes no manifests for (TensorRT):
+	// its manifests come from a folder or a product URL the user gives.
+	Unlisted bool
 	// Base and Path locate archives: Base + "/" + Path + "/" + relative_path.
 	// Mirrors replace Base and keep Path.
 	Base, Path string

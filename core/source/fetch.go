@@ -25,8 +25,7 @@ const MaxParallel = 4
 // Options configure Fetch. A zero field means its default.
 type Options struct {
 	Sources Sources
-	// Products to fetch; nil means DefaultProducts plus every product that
-	// has a product URL.
+	// Products to fetch; at least one.
 	Products []string
 	// Releases maps a product to the releases to fetch. A product with no
 	// releases here has its folder listing read, and every release it links
@@ -191,14 +190,6 @@ func newFetcher(o Options) (*fetcher, error) {
 		f.progress = nopProgress{}
 	}
 	f.products = o.Products
-	if f.products == nil {
-		f.products = DefaultProducts()
-		for _, p := range sortedKeys(o.Sources.ProductURLs) {
-			if !slices.Contains(f.products, p) {
-				f.products = append(f.products, p)
-			}
-		}
-	}
 	if len(f.products) == 0 {
 		return nil, fmt.Errorf("no products to fetch")
 	}

@@ -25,7 +25,6 @@ const (
 	DefaultAttempts      = 4
 	DefaultRetryDelay    = 500 * time.Millisecond
 	DefaultMaxRetryDelay = 10 * time.Second
-	DefaultParallel      = 4
 	// MaxSize bounds a downloaded body; NVIDIA's manifests are under 100 kB.
 	MaxSize = 32 << 20
 )

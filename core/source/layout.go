@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,14 +14,6 @@ import (
 
 // DefaultBase is NVIDIA's download server.
 const DefaultBase = "https://developer.download.nvidia.com"
-
-// TensorRT is the product NVIDIA publishes no redistrib manifest for: it can
-// only be fetched from an explicit product URL.
-const TensorRT = "tensorrt"
-
-// DefaultProducts are the products fetched when none are named: those NVIDIA
-// publishes manifests for under its layout.
-func DefaultProducts() []string { return []string{"cuda", "cudnn", "cutensor"} }
 
 // Sources says where manifests are downloaded from.
 type Sources struct {
@@ -36,6 +29,10 @@ type Sources struct {
 	// redistrib_<version>.json files. It replaces the layout (mirrors and base)
 	// for that product.
 	ProductURLs map[string]string
+	// Unlisted are products NVIDIA publishes no manifests for (TensorRT):
+	// they are fetched only from a product URL. Which products those are is
+	// product knowledge, so the caller says.
+	Unlisted []string
 }
 
 // NoProductURLError is a product that has no NVIDIA manifests and no product
@@ -79,7 +76,7 @@ func (s Sources) Folders(product string) ([]string, error) {
 	if u, ok := s.ProductURLs[product]; ok {
 		return []string{strings.TrimRight(u, "/") + "/"}, nil
 	}
-	if product == TensorRT {
+	if slices.Contains(s.Unlisted, product) {
 		return nil, &NoProductURLError{Product: product}
 	}
 	base := s.Base
@@ -118,7 +115,7 @@ func CheckProduct(p string) error {
 	}
 	for i, c := range p {
 		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || i > 0 && (c == '-' || c == '_')) {
-			return fmt.Errorf("product %q: expected lower-case letters, digits, '-' and '_', such as \"cuda\" or \"cudnn\"", p)
+			return fmt.Errorf("product %q: expected lower-case letters, digits, '-' and '_', such as \"cuda\"", p)
 		}
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"reflect"
+	"strconv"
 
 	"github.com/google/renameio/v2"
 )
@@ -104,9 +106,15 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			le.Line, le.Col = lineCol(data, se.Offset)
+			// Offset counts the offending byte.
+			le.Line, le.Col = lineCol(data, se.Offset-1)
 		case errors.As(err, &te):
 			le.Line, le.Col = lineCol(data, te.Offset)
+			field := strconv.Quote(te.Field)
+			if te.Field == "manifests" && te.Type.Kind() == reflect.Struct {
+				field = "an entry of \"manifests\""
+			}
+			le.Msg = fmt.Sprintf("invalid lock file: %s is a JSON %s, expected %s", field, te.Value, jsonKind(te.Type))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			le.Msg = "invalid lock file: unexpected end of input; expected {\"version\": 1, \"manifests\": {...}}"
 		}
@@ -166,6 +174,19 @@ func (l *Lock) Write() error {
 		return fmt.Errorf("writing lock file: %w", err)
 	}
 	return nil
+}
+
+// jsonKind names what JSON value a Go type reads.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
 }
 
 func isSHA256(s string) bool {

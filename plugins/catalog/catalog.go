@@ -24,7 +24,7 @@ func Products() []pkgset.Product {
 		{Name: "cuda", Toolkit: true, Base: NVIDIABase, Path: "compute/cuda/redist"},
 		{Name: "cudnn", Base: NVIDIABase, Path: "compute/cudnn/redist"},
 		{Name: "cutensor", Base: NVIDIABase, Path: "compute/cutensor/redist", FlatCUDA: cutensorFlatCUDA},
-		{Name: "tensorrt", Base: TensorRTBase, Path: "compute/machine-learning", StripPrefix: tensorrtStripPrefix},
+		{Name: "tensorrt", Unlisted: true, Base: TensorRTBase, Path: "compute/machine-learning", StripPrefix: tensorrtStripPrefix},
 	}
 }
 

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudapkgs/cudapkgs/core/gpu"
+)
+
+func (a *app) evalCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Print the evaluated configuration as JSON",
+		Long: `eval merges the defaults and the flags into the one configuration every
+package set reads, validates it against the manifests, and prints it: CUDA
+versions, platforms, pins, mirrors and, per CUDA version and target platform, the
+GPU capabilities and the nvcc -gencode flags they give.`,
+		Args: cobra.NoArgs,
+	}
+	f := addConfigFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		e, err := a.evaluate(f)
+		if err != nil {
+			return err
+		}
+		return a.printConfig(e)
+	}
+	return cmd
+}
+
+type jsonTarget struct {
+	Capabilities []string `json:"capabilities"`
+	Gencode      []string `json:"gencode"`
+}
+
+type jsonConfig struct {
+	CUDA          []string                         `json:"cuda"`
+	Capabilities  []string                         `json:"capabilities"`
+	ForwardCompat bool                             `json:"forward_compat"`
+	Exec          string                           `json:"exec"`
+	Targets       []string                         `json:"targets"`
+	Pins          []string                         `json:"pins"`
+	Mirrors       []string                         `json:"mirrors"`
+	PerCUDA       map[string]map[string]jsonTarget `json:"per_cuda"`
+}
+
+func (a *app) printConfig(e *evaluated) error {
+	c := e.cfg
+	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
+		Pins: []string{}, Mirrors: c.Mirrors(), PerCUDA: map[string]map[string]jsonTarget{}}
+	if out.Capabilities == nil {
+		out.Capabilities = []string{}
+	}
+	if out.Mirrors == nil {
+		out.Mirrors = []string{}
+	}
+	for _, p := range c.Pins() {
+		out.Pins = append(out.Pins, p.String())
+	}
+	for _, t := range c.Targets() {
+		out.Targets = append(out.Targets, t.Name())
+	}
+	for _, v := range c.CUDA() {
+		out.CUDA = append(out.CUDA, v.String())
+		per := map[string]jsonTarget{}
+		for _, t := range c.Targets() {
+			caps := c.Capabilities(v, t)
+			jt := jsonTarget{Capabilities: c.CapabilityNames(v, t), Gencode: gpu.Gencode(caps, c.ForwardCompat())}
+			if jt.Capabilities == nil {
+				jt.Capabilities = []string{}
+			}
+			per[t.Name()] = jt
+		}
+		out.PerCUDA[v.String()] = per
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = a.stdout.Write(append(b, '\n'))
+	return err
+}

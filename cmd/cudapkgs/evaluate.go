@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/source"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+)
+
+// configFlags are the command-line layer of the configuration. Only flags the
+// user set are applied, so an unset flag never overrides an earlier layer.
+type configFlags struct {
+	cmd           *cobra.Command
+	manifests     string
+	cuda          []string
+	capabilities  []string
+	forwardCompat bool
+	exec          string
+	targets       []string
+	pins          []string
+	mirrors       []string
+}
+
+func addConfigFlags(cmd *cobra.Command) *configFlags {
+	f := &configFlags{cmd: cmd}
+	fl := cmd.Flags()
+	fl.StringVar(&f.manifests, "manifests", "", "folder of manifests laid out as <product>/redistrib_<version>.json (default: the download cache, if it exists)")
+	fl.StringSliceVar(&f.cuda, "cuda", nil, "CUDA versions: a release (12.4.1) or a prefix meaning its newest release (12.4, 12); default: every release in the manifests")
+	fl.StringSliceVar(&f.capabilities, "capabilities", nil, "GPU compute capabilities (8.0,9.0a); default: each CUDA version's defaults")
+	fl.BoolVar(&f.forwardCompat, "forward-compat", false, "embed PTX for the newest capability so newer GPUs can JIT it")
+	fl.StringVar(&f.exec, "exec", "", "platform builds run on (default linux-x86_64)")
+	fl.StringSliceVar(&f.targets, "platform", nil, "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64 (default: linux-x86_64,linux-sbsa,linux-jetson)")
+	fl.StringArrayVar(&f.pins, "pin", nil, "pin a product's release: cudnn=8.9, or for one CUDA version cudnn@12.2=8.9 (repeatable)")
+	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, in order)")
+	return f
+}
+
+func (f *configFlags) Name() string { return "flags" }
+
+func (f *configFlags) Apply(o *config.Options) error {
+	ch := f.cmd.Flags().Changed
+	if ch("cuda") {
+		o.CUDA = f.cuda
+	}
+	if ch("capabilities") {
+		o.Capabilities = f.capabilities
+	}
+	if ch("forward-compat") {
+		v := f.forwardCompat
+		o.ForwardCompat = &v
+	}
+	if ch("exec") {
+		v := f.exec
+		o.Exec = &v
+	}
+	if ch("platform") {
+		o.Targets = f.targets
+	}
+	if ch("pin") {
+		o.Pins = append(o.Pins, f.pins...)
+	}
+	if ch("mirror") {
+		o.Mirrors = f.mirrors
+	}
+	return nil
+}
+
+// evaluated is what query and eval work from: one collection, one frozen
+// configuration.
+type evaluated struct {
+	coll     *manifest.Collection
+	cfg      *config.Config
+	products []pkgset.Product
+}
+
+func (a *app) evaluate(f *configFlags) (*evaluated, error) {
+	dir := f.manifests
+	if dir == "" {
+		dir = defaultManifestsDir()
+		if dir == "" {
+			return nil, usagef("--manifests is required: no download cache found (run `cudapkgs manifests fetch` or give a folder)")
+		}
+	}
+	coll, err := manifest.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range coll.Warnings() {
+		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+	}
+	products := catalog.Products()
+	avail := config.Available{Releases: map[string][]version.Version{}}
+	for _, p := range products {
+		if p.Toolkit {
+			avail.Toolkit = p.Name
+		}
+		avail.Releases[p.Name] = nil
+		for _, m := range coll.Releases(p.Name) {
+			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
+		}
+	}
+	for _, name := range coll.Products() {
+		if _, known := avail.Releases[name]; !known {
+			fmt.Fprintf(a.stderr, "warning: %s: product folder %q is not a known product (%s); ignored\n", filepath.Join(dir, name), name, productNames(products))
+		}
+	}
+	cfg, err := config.Evaluate(avail, config.Defaults{}, f)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return &evaluated{coll: coll, cfg: cfg, products: products}, nil
+}
+
+func (e *evaluated) sets(ctx context.Context) ([]*pkgset.Set, error) {
+	return pkgset.Build(ctx, e.cfg, e.coll, e.products)
+}
+
+func productNames(ps []pkgset.Product) string {
+	var ns []string
+	for _, p := range ps {
+		ns = append(ns, p.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// defaultManifestsDir is the download cache when it holds manifests.
+func defaultManifestsDir() string {
+	dir, err := source.DefaultCacheDir()
+	if err != nil {
+		return ""
+	}
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir
+	}
+	return ""
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudapkgs/cudapkgs/core/source"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+)
+
+func (a *app) manifestsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "manifests",
+		Short: "Download NVIDIA's manifests into the cache, pinned by cudapkgs.lock, and verify them",
+		Long: `manifests fetches NVIDIA's redistrib_<version>.json manifests into a cache folder laid out
+like any manifests folder (<cache>/<product>/redistrib_<version>.json), so the cache can be
+given to --manifests. cudapkgs.lock pins each manifest's sha256: a download that does not
+match is refused and never cached.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usagef("manifests needs a command: fetch or verify (see cudapkgs manifests --help)")
+		},
+	}
+	cmd.AddCommand(a.fetchCmd(), a.verifyCmd())
+	return cmd
+}
+
+type fetchFlags struct {
+	products, releases   []string
+	mirrors, productURLs []string
+	base, cache, lock    string
+	updateLock           bool
+	timeout              time.Duration
+	retries              int
+}
+
+func (a *app) fetchCmd() *cobra.Command {
+	var f fetchFlags
+	cmd := &cobra.Command{
+		Use:   "fetch",
+		Short: "Download manifests into the cache and pin them in cudapkgs.lock",
+		Long: `fetch downloads NVIDIA's manifests into the cache, checks each against cudapkgs.lock and
+adds new ones to it. Manifests already cached (and matching the lock) are not downloaded again.
+
+URLs: <base>/compute/<product>/redist/redistrib_<version>.json, trying every --mirror (same
+layout, in the order given) before --base. --product-url gives a product its own folder
+instead; TensorRT has no NVIDIA manifests and needs one.
+
+Releases: --release cuda=12.4.1 (repeatable, or comma-separated); a plain version when one
+--product is given. A product without releases has its folder listing read and every release
+it links to is fetched. Without --product, the products named by --release are fetched, or
+else cuda, cudnn, cutensor and every product with a --product-url.
+
+A download that does not parse, or whose sha256 differs from the lock, is refused and never
+cached; --update-lock accepts new bytes and replaces their entries. The lock file is written
+only when every manifest was delivered. Network errors, timeouts, HTTP 5xx and 429 are
+retried with exponential backoff; 404 moves on to the next URL at once.
+
+  cudapkgs manifests fetch --release cuda=12.4.1 --release cudnn=9.12.0
+  cudapkgs manifests fetch --product cuda --release 12.4.1,12.6.3 --mirror https://mirror.example/nvidia
+  cudapkgs manifests fetch --product tensorrt --product-url tensorrt=https://example.com/trt/`,
+		Args: cobra.NoArgs,
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.products, "product", nil, "product to fetch (repeatable or comma-separated; default: those named by --release, else cuda,cudnn,cutensor and every --product-url product)")
+	fl.StringSliceVar(&f.releases, "release", nil, "release to fetch: product=version such as cuda=12.4.1, or a plain version with one --product (default: every release the product's folder lists)")
+	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL laid out like NVIDIA's server, tried before --base (repeatable; tried in the order given)")
+	fl.StringVar(&f.base, "base", source.DefaultBase, "NVIDIA's server, tried after the mirrors")
+	fl.StringArrayVar(&f.productURLs, "product-url", nil, "product=URL: the folder holding that product's redistrib_<version>.json files, replacing the layout (repeatable; required for tensorrt)")
+	fl.StringVar(&f.cache, "cache", "", "cache folder (default: <user cache>/cudapkgs/manifests)")
+	fl.StringVar(&f.lock, "lock", source.LockFileName, "lock file pinning each manifest's sha256")
+	fl.BoolVar(&f.updateLock, "update-lock", false, "accept downloads that differ from the lock file and replace their entries")
+	fl.DurationVar(&f.timeout, "timeout", source.DefaultTimeout, "limit for one try of one URL (a try also ends after 30s without data)")
+	fl.IntVar(&f.retries, "retries", source.DefaultAttempts-1, "retries per URL after the first try")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		opts, err := f.options()
+		if err != nil {
+			return err
+		}
+		opts.Progress = source.NewProgress(a.stderr, a.isTerminal)
+		res, err := source.Fetch(cmd.Context(), opts)
+		if err != nil {
+			var mm *source.MismatchError
+			if errors.As(err, &mm) {
+				return fmt.Errorf("%w\n(if the new bytes are expected, rerun with --update-lock to replace their lock entries)", err)
+			}
+			return err
+		}
+		fetched := 0
+		for _, m := range res.Manifests {
+			if !m.FromCache() {
+				fetched++
+			}
+		}
+		fmt.Fprintf(a.stdout, "%d manifests in %s (%d fetched, %d cached)\n", len(res.Manifests), res.CacheDir, fetched, len(res.Manifests)-fetched)
+		if res.LockWritten {
+			fmt.Fprintf(a.stdout, "%s: %d added, %d replaced\n", f.lock, len(res.Added), len(res.Replaced))
+		} else {
+			fmt.Fprintf(a.stdout, "%s: unchanged\n", f.lock)
+		}
+		return nil
+	}
+	return cmd
+}
+
+// options turns the flags into source.Options; every problem is a usage error.
+func (f *fetchFlags) options() (source.Options, error) {
+	o := source.Options{
+		Sources:  source.Sources{Mirrors: f.mirrors, Base: f.base, ProductURLs: map[string]string{}, Unlisted: unlisted()},
+		CacheDir: f.cache,
+		LockFile: f.lock,
+		Update:   f.updateLock,
+		Timeout:  f.timeout,
+		Attempts: f.retries + 1,
+		Releases: map[string][]string{},
+	}
+	if f.timeout <= 0 {
+		return o, usagef("--timeout %v: expected a positive duration such as 30s", f.timeout)
+	}
+	if f.retries < 0 {
+		return o, usagef("--retries %d: expected 0 or more", f.retries)
+	}
+	if f.lock == "" {
+		return o, usagef("--lock: expected a file name")
+	}
+	if f.base == "" {
+		return o, usagef("--base: expected a URL such as %s", source.DefaultBase)
+	}
+	for _, pu := range f.productURLs {
+		p, u, ok := strings.Cut(pu, "=")
+		if !ok {
+			return o, usagef("--product-url %q: expected product=URL, such as tensorrt=https://example.com/trt/", pu)
+		}
+		if err := source.CheckProduct(p); err != nil {
+			return o, usagef("--product-url %q: %v", pu, err)
+		}
+		if _, dup := o.Sources.ProductURLs[p]; dup {
+			return o, usagef("--product-url: %s given twice", p)
+		}
+		o.Sources.ProductURLs[p] = u
+	}
+	if err := o.Sources.Validate(); err != nil {
+		return o, usagef("%v", err)
+	}
+	if f.cache == "" {
+		d, err := source.DefaultCacheDir()
+		if err != nil {
+			return o, usagef("--cache is required: %v", err)
+		}
+		o.CacheDir = d
+	}
+
+	for _, p := range f.products {
+		if err := source.CheckProduct(p); err != nil {
+			return o, usagef("--product: %v", err)
+		}
+		if slices.Contains(o.Products, p) {
+			return o, usagef("--product %s given twice", p)
+		}
+		o.Products = append(o.Products, p)
+	}
+	var named []string // products named by --release, in order
+	for _, r := range f.releases {
+		p, v, ok := strings.Cut(r, "=")
+		if !ok {
+			if len(f.products) != 1 {
+				return o, usagef("--release %q: say which product it is (--release cuda=%s), or give exactly one --product", r, r)
+			}
+			p, v = f.products[0], r
+		}
+		if err := source.CheckProduct(p); err != nil {
+			return o, usagef("--release %q: %v", r, err)
+		}
+		if _, err := version.Parse(v); err != nil {
+			return o, usagef("--release %q: %v", r, err)
+		}
+		if len(f.products) > 0 && !slices.Contains(f.products, p) {
+			return o, usagef("--release %q: %s is not among --product %s", r, p, strings.Join(f.products, ","))
+		}
+		if !slices.Contains(o.Releases[p], v) {
+			o.Releases[p] = append(o.Releases[p], v)
+		}
+		if !slices.Contains(named, p) {
+			named = append(named, p)
+		}
+	}
+	if len(f.products) == 0 && len(named) > 0 {
+		o.Products = named
+	}
+	if o.Products == nil {
+		o.Products = fetchedByDefault(o.Sources)
+	}
+	for _, p := range o.Products {
+		if _, err := o.Sources.Folders(p); err != nil {
+			var np *source.NoProductURLError
+			if errors.As(err, &np) {
+				return o, usagef("%s: NVIDIA publishes no redistrib manifests for %s; give the folder holding its redistrib_<version>.json files with --product-url %s=URL", p, p, p)
+			}
+			return o, usagef("%v", err)
+		}
+	}
+	return o, nil
+}
+
+func (a *app) verifyCmd() *cobra.Command {
+	var dir, lockFile string
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Check a manifests folder (by default the cache) against cudapkgs.lock",
+		Long: `verify checks that every manifest cudapkgs.lock lists is in the folder with the sha256 and
+size the lock gives, and that every <product>/redistrib_<version>.json in the folder is in the
+lock. Every problem is reported, one per line, and the command fails if there is any.
+
+  cudapkgs manifests verify
+  cudapkgs manifests verify --manifests third_party/manifests --lock cudapkgs.lock`,
+		Args: cobra.NoArgs,
+	}
+	cmd.Flags().StringVar(&dir, "manifests", "", "folder of manifests laid out as <product>/redistrib_<version>.json (default: the cache)")
+	cmd.Flags().StringVar(&lockFile, "lock", source.LockFileName, "lock file")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if lockFile == "" {
+			return usagef("--lock: expected a file name")
+		}
+		if dir == "" {
+			d, err := source.DefaultCacheDir()
+			if err != nil {
+				return usagef("--manifests is required: %v", err)
+			}
+			dir = d
+		}
+		if _, err := os.Stat(lockFile); err != nil {
+			return fmt.Errorf("reading lock file: %w", err)
+		}
+		lock, err := source.ReadLock(lockFile)
+		if err != nil {
+			return err
+		}
+		n, err := source.Verify(dir, lock)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%d manifests in %s match %s\n", n, dir, lockFile)
+		return nil
+	}
+	return cmd
+}
+
+// fetchedByDefault: every built-in product NVIDIA publishes manifests for,
+// plus every product given a --product-url.
+func fetchedByDefault(s source.Sources) []string {
+	var ps []string
+	for _, p := range catalog.Products() {
+		if !p.Unlisted {
+			ps = append(ps, p.Name)
+		}
+	}
+	var extra []string
+	for p := range s.ProductURLs {
+		if !slices.Contains(ps, p) {
+			extra = append(extra, p)
+		}
+	}
+	slices.Sort(extra)
+	return append(ps, extra...)
+}
+
+// unlisted are the built-in products NVIDIA publishes no manifests for.
+func unlisted() []string {
+	var ps []string
+	for _, p := range catalog.Products() {
+		if p.Unlisted {
+			ps = append(ps, p.Name)
+		}
+	}
+	return ps
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/core/source"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+)
+
+// manifestServer serves copies of real manifests (read from ../shared at test
+// time) on 127.0.0.1 under NVIDIA's layout, below any base path.
+type manifestServer struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	files map[string][]byte
+	hits  map[string]int
+}
+
+func newManifestServer(t *testing.T) *manifestServer {
+	t.Helper()
+	s := &manifestServer{files: map[string][]byte{}, hits: map[string]int{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits[r.URL.Path]++
+		body, ok := s.files[r.URL.Path]
+		var links []string
+		for p := range s.files {
+			if rest, found := strings.CutPrefix(p, r.URL.Path); found && strings.HasSuffix(r.URL.Path, "/") && !strings.Contains(rest, "/") {
+				links = append(links, `<a href="`+rest+`">`+rest+`</a>`)
+			}
+		}
+		s.mu.Unlock()
+		switch {
+		case ok:
+			_, _ = w.Write(body)
+		case len(links) > 0:
+			_, _ = w.Write([]byte("<html><body><pre><a href=\"../\">../</a>\n" + strings.Join(links, "\n") + "</pre></body></html>"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// serve publishes shared/manifests/<product>/redistrib_<release>.json at
+// <base>/compute/<product>/redist/ (or body instead, when given).
+func (s *manifestServer) serve(t *testing.T, base, product, release string, body []byte) []byte {
+	t.Helper()
+	if body == nil {
+		var err error
+		body, err = os.ReadFile(filepath.Join(shared.Manifests(t), product, "redistrib_"+release+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files["/"+base+"/compute/"+product+"/redist/redistrib_"+release+".json"] = body
+	return body
+}
+
+func (s *manifestServer) url(base string) string { return s.srv.URL + "/" + base }
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb, false)
+	return code, out.String(), errb.String()
+}
+
+func wantOutput(t *testing.T, what, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, got)
+		}
+	}
+}
+
+func TestManifestsFetchAndVerify(t *testing.T) {
+	s := newManifestServer(t)
+	s.serve(t, "nv", "cuda", "12.4.1", nil)
+	s.serve(t, "m2", "cudnn", "9.12.0", nil)
+	dir := t.TempDir()
+	cache, lock := filepath.Join(dir, "cache"), filepath.Join(dir, "cudapkgs.lock")
+	fetch := []string{"manifests", "fetch", "--base", s.url("nv"), "--mirror", s.url("m1"), "--mirror", s.url("m2"),
+		"--cache", cache, "--lock", lock, "--release", "cuda=12.4.1", "--release", "cudnn=9.12.0"}
+
+	code, out, errs := runCLI(t, fetch...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wantOutput(t, "stdout", out, "2 manifests in "+cache+" (2 fetched, 0 cached)\n", lock+": 2 added, 0 replaced\n")
+	wantOutput(t, "stderr", errs,
+		"fetched cuda/redistrib_12.4.1.json (58445 bytes) from "+s.url("nv")+"/compute/cuda/redist/redistrib_12.4.1.json\n",
+		"skipping "+s.url("m1")+"/compute/cudnn/redist/redistrib_9.12.0.json: HTTP 404 Not Found; trying "+s.url("m2"),
+		"fetched cudnn/redistrib_9.12.0.json (5359 bytes) from "+s.url("m2"))
+
+	code, out, errs = runCLI(t, fetch...)
+	if code != 0 {
+		t.Fatalf("second fetch: exit %d: %s", code, errs)
+	}
+	wantOutput(t, "stdout", out, "(0 fetched, 2 cached)", lock+": unchanged")
+	wantOutput(t, "stderr", errs, "cached cuda/redistrib_12.4.1.json\n")
+
+	code, out, errs = runCLI(t, "manifests", "verify", "--manifests", cache, "--lock", lock)
+	if code != 0 || out != "2 manifests in "+cache+" match "+lock+"\n" {
+		t.Fatalf("verify: exit %d, stdout %q, stderr %s", code, out, errs)
+	}
+
+	// The cache is a manifests folder query reads.
+	if code, _, errs := runCLI(t, "query", "--manifests", cache, "--cuda", "12.4.1", "--platform", "linux-x86_64", "--format", "json"); code != 0 {
+		t.Errorf("query on the cache: exit %d: %s", code, errs)
+	}
+
+	// A changed file and an extra one: each reported on its own line.
+	cudnn := filepath.Join(cache, "cudnn", "redistrib_9.12.0.json")
+	data, _ := os.ReadFile(cudnn)
+	if err := os.WriteFile(cudnn, append(data, ' '), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "cutensor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "cutensor", "redistrib_2.2.0.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "manifests", "verify", "--manifests", cache, "--lock", lock)
+	if code != 1 || out != "" {
+		t.Fatalf("verify after a change: exit %d, stdout %q", code, out)
+	}
+	wantOutput(t, "stderr", errs, "cudapkgs: "+cache+" does not match "+lock+": 2 problems\n",
+		"\n  cudnn/redistrib_9.12.0.json: sha256 ", "(5360 bytes) does not match "+lock,
+		"\n  cutensor/redistrib_2.2.0.json: in "+cache+" but not in "+lock+"\n")
+}
+
+func TestManifestsFetchRefusesLockMismatch(t *testing.T) {
+	s := newManifestServer(t)
+	real := s.serve(t, "nv", "cuda", "12.4.1", nil)
+	dir := t.TempDir()
+	cache, lock := filepath.Join(dir, "cache"), filepath.Join(dir, "cudapkgs.lock")
+	l := source.NewLock(lock)
+	l.Manifests["cuda/redistrib_12.4.1.json"] = source.EntryFor(append(append([]byte(nil), real...), '\n'))
+	if err := l.Write(); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(lock)
+	args := []string{"manifests", "fetch", "--base", s.url("nv"), "--cache", cache, "--lock", lock, "--product", "cuda", "--release", "12.4.1"}
+
+	code, out, errs := runCLI(t, args...)
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q, want 1 and nothing", code, out)
+	}
+	wantOutput(t, "stderr", errs, "cuda/redistrib_12.4.1.json from "+s.url("nv")+"/compute/cuda/redist/redistrib_12.4.1.json: sha256 mismatch: "+lock+" expects "+l.Manifests["cuda/redistrib_12.4.1.json"].SHA256+", got "+source.EntryFor(real).SHA256,
+		"--update-lock")
+	if after, _ := os.ReadFile(lock); !bytes.Equal(before, after) {
+		t.Error("lock file changed")
+	}
+	if _, err := os.Stat(filepath.Join(cache, "cuda", "redistrib_12.4.1.json")); !os.IsNotExist(err) {
+		t.Errorf("refused manifest cached (%v)", err)
+	}
+
+	code, out, errs = runCLI(t, append(args, "--update-lock")...)
+	if code != 0 {
+		t.Fatalf("--update-lock: exit %d: %s", code, errs)
+	}
+	wantOutput(t, "stdout", out, lock+": 0 added, 1 replaced")
+}
+
+func TestManifestsFetchDiscoversAndUsesProductURL(t *testing.T) {
+	s := newManifestServer(t)
+	s.serve(t, "nv", "cutensor", "2.2.0", nil)
+	s.serve(t, "nv", "cutensor", "1.7.0", nil)
+	trt, err := os.ReadFile(filepath.Join(shared.Manifests(t), "tensorrt", "redistrib_10.7.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.files["/trt/redistrib_10.7.0.json"] = trt
+	s.mu.Unlock()
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "manifests", "fetch", "--base", s.url("nv"), "--cache", filepath.Join(dir, "c"), "--lock", filepath.Join(dir, "l"),
+		"--product", "cutensor,tensorrt", "--product-url", "tensorrt="+s.url("trt"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wantOutput(t, "stdout", out, "3 manifests in")
+	wantOutput(t, "stderr", errs, "listed cutensor: 2 releases at "+s.url("nv")+"/compute/cutensor/redist/\n",
+		"listed tensorrt: 1 releases at "+s.url("trt")+"/\n", "fetched tensorrt/redistrib_10.7.0.json (1401 bytes) from "+s.url("trt")+"/redistrib_10.7.0.json")
+}
+
+func TestManifestsErrors(t *testing.T) {
+	s := newManifestServer(t)
+	s.serve(t, "nv", "cuda", "12.4.1", []byte(`{"release_date": "2024-04-01"`))
+	dir := t.TempDir()
+	badLock := filepath.Join(dir, "bad.lock")
+	if err := os.WriteFile(badLock, []byte(`{"version": 1, "manifests": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(args ...string) []string {
+		return append([]string{"manifests", "fetch", "--base", s.url("nv"), "--cache", filepath.Join(dir, "cache"), "--lock", filepath.Join(dir, "cudapkgs.lock")}, args...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", []string{"manifests"}, 2, "manifests needs a command: fetch or verify"},
+		{"unknown command", []string{"manifests", "pull"}, 2, `unknown command "pull"`},
+		{"unknown flag", fetch("--products", "cuda"), 2, "unknown flag: --products"},
+		{"plain release without one product", fetch("--release", "12.4.1"), 2, `--release "12.4.1": say which product it is (--release cuda=12.4.1)`},
+		{"bad release", fetch("--release", "cuda=12.x"), 2, `--release "cuda=12.x": version "12.x"`},
+		{"release of another product", fetch("--product", "cuda", "--release", "cudnn=9.1.0"), 2, "cudnn is not among --product cuda"},
+		{"bad product", fetch("--product", "CUDA"), 2, `--product: product "CUDA"`},
+		{"product twice", fetch("--product", "cuda,cuda"), 2, "--product cuda given twice"},
+		{"tensorrt without a URL", fetch("--product", "tensorrt"), 2, "NVIDIA publishes no redistrib manifests for tensorrt; give the folder holding its redistrib_<version>.json files with --product-url tensorrt=URL"},
+		{"product URL without =", fetch("--product-url", "tensorrt"), 2, `--product-url "tensorrt": expected product=URL`},
+		{"bad product URL", fetch("--product-url", "tensorrt=trt/"), 2, `product URL for tensorrt: "trt/": expected an absolute http or https URL`},
+		{"bad mirror", fetch("--mirror", "mirror.example"), 2, `mirror: "mirror.example"`},
+		{"bad timeout", fetch("--timeout", "0s"), 2, "--timeout 0s: expected a positive duration"},
+		{"bad retries", fetch("--retries", "-1"), 2, "--retries -1: expected 0 or more"},
+		{"invalid manifest", fetch("--release", "cuda=12.4.1"), 1, "invalid JSON"},
+		{"missing manifest", fetch("--release", "cuda=12.6.3"), 1, "cuda/redistrib_12.6.3.json: every source failed (1 URL tried):\n  " + s.url("nv") + "/compute/cuda/redist/redistrib_12.6.3.json (try 1): HTTP 404 Not Found"},
+		{"bad lock file", fetch("--release", "cuda=12.4.1", "--lock", badLock), 1, badLock + ":1:30: invalid lock file: \"manifests\" is a JSON array, expected an object"},
+		{"verify without lock", []string{"manifests", "verify", "--manifests", dir, "--lock", filepath.Join(dir, "none.lock")}, 1, "reading lock file: stat " + filepath.Join(dir, "none.lock")},
+		{"verify without folder", []string{"manifests", "verify", "--manifests", filepath.Join(dir, "none"), "--lock", badLock}, 1, badLock + ":1:30"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			if code != tc.code || out != "" {
+				t.Errorf("exit %d, stdout %q; want exit %d and no output", code, out, tc.code)
+			}
+			if !strings.HasPrefix(errs, "cudapkgs: ") {
+				t.Errorf("stderr does not start with \"cudapkgs: \": %s", errs)
+			}
+			wantOutput(t, "stderr", errs, tc.want)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cudapkgs.lock")); !os.IsNotExist(err) {
+		t.Errorf("lock file written by a failed fetch (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cache", "cuda", "redistrib_12.4.1.json")); !os.IsNotExist(err) {
+		t.Errorf("invalid manifest cached (%v)", err)
+	}
+}
+
+func TestManifestsHelp(t *testing.T) {
+	code, out, _ := runCLI(t, "manifests", "fetch", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	wantOutput(t, "help", out, "<base>/compute/<product>/redist/redistrib_<version>.json", "--mirror", "--product-url", "--update-lock", "--retries", "--timeout", "cudapkgs manifests fetch --release cuda=12.4.1")
+	code, out, _ = runCLI(t, "manifests", "verify", "--help")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	wantOutput(t, "help", out, "--manifests", "--lock", "one per line")
+}
+
+// Without --product, fetch takes the built-in products NVIDIA publishes
+// manifests for, plus any product given a URL; TensorRT only with one.
+func TestFetchedByDefault(t *testing.T) {
+	tests := []struct {
+		urls map[string]string
+		want string
+	}{
+		{nil, "cuda,cudnn,cutensor"},
+		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cutensor,tensorrt"},
+		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cutensor,aa,zz"},
+	}
+	for _, tt := range tests {
+		got := strings.Join(fetchedByDefault(source.Sources{ProductURLs: tt.urls}), ",")
+		if got != tt.want {
+			t.Errorf("fetchedByDefault(%v) = %s, want %s", tt.urls, got, tt.want)
+		}
+	}
+	if got := strings.Join(unlisted(), ","); got != "tensorrt" {
+		t.Errorf("unlisted = %s", got)
+	}
+}
