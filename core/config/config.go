@@ -127,6 +127,41 @@ func (c *Config) Pin(product string, cuda version.Version) (Pin, bool) {
 	return Pin{}, false
 }
 
+// Literal is a layer from options already in hand (a test, an embedding
+// program, a parsed file): each field that is set (non-nil) overrides.
+type Literal struct {
+	From string
+	Options
+}
+
+func (l Literal) Name() string { return l.From }
+
+func (l Literal) Apply(o *Options) error {
+	set := l.Options
+	if set.CUDA != nil {
+		o.CUDA = set.CUDA
+	}
+	if set.Capabilities != nil {
+		o.Capabilities = set.Capabilities
+	}
+	if set.ForwardCompat != nil {
+		o.ForwardCompat = set.ForwardCompat
+	}
+	if set.Exec != nil {
+		o.Exec = set.Exec
+	}
+	if set.Targets != nil {
+		o.Targets = set.Targets
+	}
+	if set.Pins != nil {
+		o.Pins = set.Pins
+	}
+	if set.Mirrors != nil {
+		o.Mirrors = set.Mirrors
+	}
+	return nil
+}
+
 // Defaults is the first layer: what a run uses when nothing is said.
 type Defaults struct{}
 

@@ -23,33 +23,7 @@ func avail() Available {
 	}}
 }
 
-type opts Options
-
-func (o opts) Name() string { return "flags" }
-func (o opts) Apply(dst *Options) error {
-	if o.CUDA != nil {
-		dst.CUDA = o.CUDA
-	}
-	if o.Capabilities != nil {
-		dst.Capabilities = o.Capabilities
-	}
-	if o.Exec != nil {
-		dst.Exec = o.Exec
-	}
-	if o.Targets != nil {
-		dst.Targets = o.Targets
-	}
-	if o.Pins != nil {
-		dst.Pins = o.Pins
-	}
-	if o.Mirrors != nil {
-		dst.Mirrors = o.Mirrors
-	}
-	if o.ForwardCompat != nil {
-		dst.ForwardCompat = o.ForwardCompat
-	}
-	return nil
-}
+func opts(o Options) Literal { return Literal{From: "flags", Options: o} }
 
 func str(s string) *string { return &s }
 
@@ -78,9 +52,9 @@ func TestDefaults(t *testing.T) {
 
 func TestFlagsWin(t *testing.T) {
 	fc := true
-	c, err := Evaluate(avail(), Defaults{}, opts{CUDA: []string{"12.4", "12"}, Capabilities: []string{"8.0", "9.0a", "8.7"},
+	c, err := Evaluate(avail(), Defaults{}, opts(Options{CUDA: []string{"12.4", "12"}, Capabilities: []string{"8.0", "9.0a", "8.7"},
 		ForwardCompat: &fc, Targets: []string{"linux-aarch64", "linux-x86_64"}, Pins: []string{"cudnn=9", "cudnn@12.2=8.9"},
-		Mirrors: []string{"https://mirror.example/nv"}})
+		Mirrors: []string{"https://mirror.example/nv"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,23 +88,23 @@ func TestFlagsWin(t *testing.T) {
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		o    opts
+		o    Literal
 		want string
 	}{
-		{"unknown cuda", opts{CUDA: []string{"12.7"}}, "option cuda: no CUDA release 12.7 in the manifests: expected one of 11.8.0, 12.2.2, 12.4.0, 12.4.1, 13.0.0"},
-		{"bad cuda", opts{CUDA: []string{"twelve"}}, `option cuda: version "twelve": part 1 ("twelve") is not a number`},
-		{"unknown platform", opts{Targets: []string{"linux-riscv64"}}, `option targets: unknown platform "linux-riscv64": expected one of linux-x86_64, linux-sbsa, linux-jetson, linux-ppc64le, windows-x86_64`},
-		{"windows exec", opts{Exec: str("windows-x86_64")}, "option exec: windows-x86_64 cannot run builds: expected a Linux platform"},
-		{"unknown capability", opts{Capabilities: []string{"4.2"}}, "option capabilities: "},
-		{"capability out of range", opts{CUDA: []string{"13.0.0"}, Capabilities: []string{"6.1"}}, "option capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0"},
-		{"capability too new", opts{CUDA: []string{"11.8"}, Capabilities: []string{"10.0"}}, "option capabilities: capability 10.0 (Blackwell) is not supported by CUDA 11.8"},
-		{"pin syntax", opts{Pins: []string{"cudnn"}}, `option pins: "cudnn": expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9`},
-		{"pin product", opts{Pins: []string{"cudnnn=8.9"}}, `option pins: "cudnnn=8.9": unknown product "cudnnn": expected one of cudnn, tensorrt`},
-		{"pin version", opts{Pins: []string{"cudnn=7.6"}}, `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
-		{"pin toolkit", opts{Pins: []string{"cuda=12.4"}}, `the cuda toolkit is chosen with option cuda, not pinned`},
-		{"pin conflict", opts{Pins: []string{"cudnn=8.9", "cudnn=9.12"}}, `option pins: cudnn=8.9 and cudnn=9.12 pin the same product and CUDA version differently`},
-		{"mirror", opts{Mirrors: []string{"mirror.example"}}, `option mirrors: "mirror.example" is not a URL`},
-		{"no targets", opts{Targets: []string{}}, "option targets: no target platform: expected one or more of linux-x86_64"},
+		{"unknown cuda", opts(Options{CUDA: []string{"12.7"}}), "option cuda: no CUDA release 12.7 in the manifests: expected one of 11.8.0, 12.2.2, 12.4.0, 12.4.1, 13.0.0"},
+		{"bad cuda", opts(Options{CUDA: []string{"twelve"}}), `option cuda: version "twelve": part 1 ("twelve") is not a number`},
+		{"unknown platform", opts(Options{Targets: []string{"linux-riscv64"}}), `option targets: unknown platform "linux-riscv64": expected one of linux-x86_64, linux-sbsa, linux-jetson, linux-ppc64le, windows-x86_64`},
+		{"windows exec", opts(Options{Exec: str("windows-x86_64")}), "option exec: windows-x86_64 cannot run builds: expected a Linux platform"},
+		{"unknown capability", opts(Options{Capabilities: []string{"4.2"}}), "option capabilities: "},
+		{"capability out of range", opts(Options{CUDA: []string{"13.0.0"}, Capabilities: []string{"6.1"}}), "option capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0"},
+		{"capability too new", opts(Options{CUDA: []string{"11.8"}, Capabilities: []string{"10.0"}}), "option capabilities: capability 10.0 (Blackwell) is not supported by CUDA 11.8"},
+		{"pin syntax", opts(Options{Pins: []string{"cudnn"}}), `option pins: "cudnn": expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9`},
+		{"pin product", opts(Options{Pins: []string{"cudnnn=8.9"}}), `option pins: "cudnnn=8.9": unknown product "cudnnn": expected one of cudnn, tensorrt`},
+		{"pin version", opts(Options{Pins: []string{"cudnn=7.6"}}), `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
+		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with option cuda, not pinned`},
+		{"pin conflict", opts(Options{Pins: []string{"cudnn=8.9", "cudnn=9.12"}}), `option pins: cudnn=8.9 and cudnn=9.12 pin the same product and CUDA version differently`},
+		{"mirror", opts(Options{Mirrors: []string{"mirror.example"}}), `option mirrors: "mirror.example" is not a URL`},
+		{"no targets", opts(Options{Targets: []string{}}), "option targets: no target platform: expected one or more of linux-x86_64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

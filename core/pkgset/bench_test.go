@@ -23,7 +23,7 @@ func BenchmarkLoadAndBuildAll(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg, err := config.Evaluate(available(c), config.Defaults{}, layer{Targets: allTargets})
+		cfg, err := config.Evaluate(available(c), config.Defaults{}, config.Literal{From: "bench", Options: layer{Targets: allTargets}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func BenchmarkLoad(b *testing.B) {
 func BenchmarkBuildAll(b *testing.B) {
 	c := load(b)
 	for b.Loop() {
-		cfg, err := config.Evaluate(available(c), config.Defaults{}, layer{Targets: allTargets})
+		cfg, err := config.Evaluate(available(c), config.Defaults{}, config.Literal{From: "bench", Options: layer{Targets: allTargets}})
 		if err != nil {
 			b.Fatal(err)
 		}

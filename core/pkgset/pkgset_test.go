@@ -36,32 +36,12 @@ func available(c *manifest.Collection) config.Available {
 	return a
 }
 
-// layer is a config.Layer from a literal Options.
-type layer config.Options
-
-func (l layer) Name() string { return "test" }
-func (l layer) Apply(o *config.Options) error {
-	if l.CUDA != nil {
-		o.CUDA = l.CUDA
-	}
-	if l.Targets != nil {
-		o.Targets = l.Targets
-	}
-	if l.Pins != nil {
-		o.Pins = l.Pins
-	}
-	if l.Capabilities != nil {
-		o.Capabilities = l.Capabilities
-	}
-	if l.Mirrors != nil {
-		o.Mirrors = l.Mirrors
-	}
-	return nil
-}
+// layer is a test's configuration, applied over the defaults.
+type layer = config.Options
 
 func build(t testing.TB, c *manifest.Collection, l layer) []*pkgset.Set {
 	t.Helper()
-	cfg, err := config.Evaluate(available(c), config.Defaults{}, l)
+	cfg, err := config.Evaluate(available(c), config.Defaults{}, config.Literal{From: "test", Options: l})
 	if err != nil {
 		t.Fatal(err)
 	}
