@@ -1,0 +1,58 @@
+// Package fixuptest builds plugin batches from the real manifests for tests.
+package fixuptest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// Batch builds, from the real manifests in ../shared, the batch of one
+// product for one CUDA version and the given target platforms (all five when
+// none), for plugin tests. Capabilities are the defaults unless caps is set.
+func Batch(t testing.TB, product, cuda string, targets []string, caps ...string) *sdk.Batch {
+	t.Helper()
+	coll, err := manifest.LoadDir(shared.Manifests(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) == 0 {
+		targets = []string{"linux-x86_64", "linux-sbsa", "linux-jetson", "linux-ppc64le", "windows-x86_64"}
+	}
+	avail := config.Available{Releases: map[string][]version.Version{}}
+	for _, p := range catalog.Products() {
+		if p.Toolkit {
+			avail.Toolkit = p.Name
+		}
+		for _, m := range coll.Releases(p.Name) {
+			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
+		}
+	}
+	o := config.Options{CUDA: []string{cuda}, Targets: targets}
+	if len(caps) > 0 {
+		o.Capabilities = caps
+	}
+	cfg, err := config.Evaluate(avail, config.Defaults{}, config.Literal{From: "test", Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := pkgset.Build(context.Background(), cfg, coll, catalog.Products())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range fixup.Batches(cfg, sets[0]) {
+		if b.Product == product {
+			return b
+		}
+	}
+	t.Fatalf("no %s packages for CUDA %s", product, cuda)
+	return nil
+}

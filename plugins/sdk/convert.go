@@ -1,0 +1,108 @@
+package sdk
+
+import (
+	"sort"
+
+	pb "github.com/cudapkgs/cudapkgs/internal/pluginpb"
+)
+
+func stringLists(m map[string][]string) map[string]*pb.StringList {
+	out := make(map[string]*pb.StringList, len(m))
+	for k, v := range m {
+		out[k] = &pb.StringList{Values: v}
+	}
+	return out
+}
+
+func fromStringLists(m map[string]*pb.StringList) map[string][]string {
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[k] = v.GetValues()
+	}
+	return out
+}
+
+func batchToPB(b *Batch) *pb.FixupRequest {
+	req := &pb.FixupRequest{Cuda: b.CUDA, Product: b.Product, Config: &pb.Config{
+		CudaVersions: b.Config.CUDAVersions, ForwardCompat: b.Config.ForwardCompat, Exec: b.Config.Exec,
+		Targets: b.Config.Targets, Capabilities: stringLists(b.Config.Capabilities)}}
+	for _, p := range b.Packages {
+		pp := &pb.Package{Name: p.Name, Manifest: p.Manifest, Product: p.Product, Release: p.Release, Version: p.Version,
+			Unavailable: stringLists(p.Unavailable)}
+		for _, a := range p.Archives {
+			pp.Archives = append(pp.Archives, &pb.Archive{Platform: a.Platform, Key: a.Key, Variant: a.Variant, RelativePath: a.RelativePath, Sha256: a.SHA256})
+		}
+		req.Packages = append(req.Packages, pp)
+	}
+	for _, s := range b.SetPackages {
+		req.SetPackages = append(req.SetPackages, &pb.SetPackage{Name: s.Name, Manifest: s.Manifest, Product: s.Product, Release: s.Release, Version: s.Version})
+	}
+	return req
+}
+
+func batchFromPB(req *pb.FixupRequest) *Batch {
+	c := req.GetConfig()
+	b := &Batch{CUDA: req.GetCuda(), Product: req.GetProduct(), Config: Config{
+		CUDAVersions: c.GetCudaVersions(), ForwardCompat: c.GetForwardCompat(), Exec: c.GetExec(),
+		Targets: c.GetTargets(), Capabilities: fromStringLists(c.GetCapabilities())}}
+	for _, p := range req.GetPackages() {
+		pp := Package{Name: p.GetName(), Manifest: p.GetManifest(), Product: p.GetProduct(), Release: p.GetRelease(),
+			Version: p.GetVersion(), Unavailable: fromStringLists(p.GetUnavailable())}
+		for _, a := range p.GetArchives() {
+			pp.Archives = append(pp.Archives, Archive{Platform: a.GetPlatform(), Key: a.GetKey(), Variant: a.GetVariant(), RelativePath: a.GetRelativePath(), SHA256: a.GetSha256()})
+		}
+		b.Packages = append(b.Packages, pp)
+	}
+	for _, s := range req.GetSetPackages() {
+		b.SetPackages = append(b.SetPackages, SetPackage{Name: s.GetName(), Manifest: s.GetManifest(), Product: s.GetProduct(), Release: s.GetRelease(), Version: s.GetVersion()})
+	}
+	return b
+}
+
+func resultToPB(r *Result) *pb.FixupResponse {
+	resp := &pb.FixupResponse{}
+	for _, p := range r.Packages {
+		pp := &pb.PackageResult{Name: p.Name, Platforms: map[string]*pb.PlatformResult{}}
+		for _, d := range p.Deps {
+			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+		}
+		for _, name := range sortedKeys(p.Platforms) {
+			pr := p.Platforms[name]
+			out := &pb.PlatformResult{Unusable: pr.Unusable}
+			for _, f := range pr.Files {
+				out.Files = append(out.Files, &pb.File{Path: f.Path, Kind: string(f.Kind), Role: string(f.Role), Soname: f.SONAME})
+			}
+			pp.Platforms[name] = out
+		}
+		resp.Packages = append(resp.Packages, pp)
+	}
+	return resp
+}
+
+func resultFromPB(resp *pb.FixupResponse) *Result {
+	r := &Result{}
+	for _, p := range resp.GetPackages() {
+		pp := PackageResult{Name: p.GetName(), Platforms: map[string]PlatformResult{}}
+		for _, d := range p.GetDeps() {
+			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms()})
+		}
+		for name, pr := range p.GetPlatforms() {
+			out := PlatformResult{Unusable: pr.GetUnusable()}
+			for _, f := range pr.GetFiles() {
+				out.Files = append(out.Files, File{Path: f.GetPath(), Kind: Kind(f.GetKind()), Role: Role(f.GetRole()), SONAME: f.GetSoname()})
+			}
+			pp.Platforms[name] = out
+		}
+		r.Packages = append(r.Packages, pp)
+	}
+	return r
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

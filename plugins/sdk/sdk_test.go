@@ -1,0 +1,86 @@
+package sdk_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
+)
+
+type echo struct{}
+
+func (echo) Describe() sdk.Description {
+	return sdk.Description{Name: "echo", Products: []string{"demo"}}
+}
+
+// Fixup answers every package with one header folder, a dependency and an
+// unusable platform, echoing what it received so the test sees the batch
+// crossed the wire intact.
+func (echo) Fixup(_ context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	r := &sdk.Result{}
+	for _, p := range b.Packages {
+		r.Packages = append(r.Packages, sdk.PackageResult{
+			Name: p.Name,
+			Deps: []sdk.Dep{{Package: b.SetPackages[0].Manifest, Release: "1.2", Runtime: true, Since: b.CUDA, Platforms: b.Config.Targets}},
+			Platforms: map[string]sdk.PlatformResult{
+				p.Archives[0].Platform: {Files: []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target},
+					{Path: "lib/libdemo.so.1", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libdemo.so.1"}}},
+				"linux-sbsa": {Unusable: []string{p.Unavailable["linux-sbsa"][0] + " (echoed)"}},
+			},
+		})
+	}
+	return r, nil
+}
+
+func TestRoundTripOverGRPC(t *testing.T) {
+	c := sdktest.Run(t, echo{})
+	d, err := c.Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "echo" || d.ProtocolVersion != sdk.ProtocolVersion || d.Products[0] != "demo" {
+		t.Errorf("Describe = %+v", d)
+	}
+	b := &sdk.Batch{CUDA: "12.4.1", Product: "demo",
+		Config: sdk.Config{Targets: []string{"linux-x86_64", "linux-sbsa"}, Capabilities: map[string][]string{"linux-x86_64": {"8.0"}}},
+		Packages: []sdk.Package{{Name: "demo", Manifest: "demo", Product: "demo", Release: "1.2.3", Version: "1.2.3.4",
+			Archives:    []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64", Variant: "cuda12", RelativePath: "demo/a.tar.xz", SHA256: "ab"}},
+			Unavailable: map[string][]string{"linux-sbsa": {"no sbsa archive"}}}},
+		SetPackages: []sdk.SetPackage{{Name: "other", Manifest: "other", Product: "x", Release: "1.2.0", Version: "1.2.0.1"}},
+	}
+	got, err := c.Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &sdk.Result{Packages: []sdk.PackageResult{{
+		Name: "demo",
+		Deps: []sdk.Dep{{Package: "other", Release: "1.2", Runtime: true, Since: "12.4.1", Platforms: []string{"linux-x86_64", "linux-sbsa"}}},
+		Platforms: map[string]sdk.PlatformResult{
+			"linux-x86_64": {Files: []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target},
+				{Path: "lib/libdemo.so.1", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libdemo.so.1"}}},
+			"linux-sbsa": {Unusable: []string{"no sbsa archive (echoed)"}},
+		},
+	}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+func TestRoleOf(t *testing.T) {
+	for _, tt := range []struct {
+		files []sdk.File
+		want  sdk.Role
+	}{
+		{nil, ""},
+		{[]sdk.File{{Role: sdk.Exec}, {Role: sdk.Exec}}, sdk.Exec},
+		{[]sdk.File{{Role: sdk.Target}}, sdk.Target},
+		{[]sdk.File{{Role: sdk.Exec}, {Role: sdk.Target}}, sdk.Both},
+	} {
+		if got := sdk.RoleOf(tt.files); got != tt.want {
+			t.Errorf("RoleOf(%v) = %q, want %q", tt.files, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+// Package sdk is what a cudapkgs fixup plugin is written with: the public Go
+// types of the plugin protocol, a one-line Serve, and a test helper that runs
+// a plugin in-process over real gRPC.
+//
+// A plugin receives a Batch (the evaluated configuration, one CUDA version,
+// one product's packages with their archives) and answers, per package, what
+// is specific to it: its files by output and role, its dependency edges and
+// where it cannot be used. The built-in plugins (redist, cudnn, cutensor,
+// tensorrt) are written with this package exactly as a third party's.
+//
+// The generated protobuf code is internal; these types are the API, and
+// they change only with the protocol version (ProtocolVersion).
+package sdk
+
+import "context"
+
+// ProtocolVersion is the plugin protocol's major version. It is in the
+// protobuf package name (cudapkgs.plugin.v1) and negotiated at the go-plugin
+// handshake: a host and a plugin of different versions refuse each other
+// before any call.
+const ProtocolVersion = 1
+
+// Fixer is a plugin's implementation.
+type Fixer interface {
+	// Describe says who the plugin is and which products it fixes.
+	Describe() Description
+	// Fixup answers for every package of the batch.
+	Fixup(ctx context.Context, b *Batch) (*Result, error)
+}
+
+// Description identifies a plugin.
+type Description struct {
+	Name     string
+	Products []string
+	// ProtocolVersion is filled in by Serve.
+	ProtocolVersion int
+}
+
+// Config is the evaluated configuration as a plugin sees it.
+type Config struct {
+	CUDAVersions  []string
+	ForwardCompat bool
+	Exec          string
+	Targets       []string
+	// Capabilities per target platform name, for the batch's CUDA version.
+	Capabilities map[string][]string
+}
+
+// Batch is one call's input: one CUDA version, one product.
+type Batch struct {
+	CUDA     string
+	Product  string
+	Config   Config
+	Packages []Package
+	// SetPackages lists every package name of the whole set (all products),
+	// with its manifest name and release, so a plugin can name dependencies
+	// on other products' packages.
+	SetPackages []SetPackage
+}
+
+// SetPackage is a package of the set, as seen from another product.
+type SetPackage struct {
+	Name     string // name in the set: "cudnn_8_9"
+	Manifest string // name in its manifest: "cudnn"
+	Product  string
+	Release  string
+	Version  string
+}
+
+// Package is one package of a batch.
+type Package struct {
+	Name     string // name in the set ("cudnn", "cudnn_8_9")
+	Manifest string // name in its manifest ("cudnn")
+	Product  string
+	Release  string // the product release (manifest) it comes from
+	Version  string // the package's own version
+	// Archives per target platform that has one.
+	Archives []Archive
+	// Unavailable: target platforms with no archive, and why.
+	Unavailable map[string][]string
+}
+
+// Archive is the download that serves a target platform.
+type Archive struct {
+	Platform     string // target platform name: linux-x86_64, linux-sbsa, linux-jetson, ...
+	Key          string // manifest key that serves it: linux-aarch64 for Jetson before CUDA 13
+	Variant      string // "cuda12", or ""
+	RelativePath string
+	SHA256       string
+}
+
+// Kind is what a file is.
+type Kind string
+
+const (
+	Headers   Kind = "headers"    // an include folder
+	SharedLib Kind = "shared_lib" // a shared library, by its SONAME file
+	StaticLib Kind = "static_lib"
+	StubLib   Kind = "stub_lib" // a link-time stub (libcuda.so), never shipped
+	Binary    Kind = "binary"
+	Data      Kind = "data" // nvvm, libdevice, CCCL, crt, anything else
+)
+
+// Kinds lists every kind, in output order.
+func Kinds() []Kind { return []Kind{Headers, SharedLib, StaticLib, StubLib, Binary, Data} }
+
+// Role is which machine a file serves, for splicing.
+type Role string
+
+const (
+	// Exec files run (or are read by tools) on the machine that builds.
+	Exec Role = "exec"
+	// Target files are for the machine the binary is built for.
+	Target Role = "target"
+	// Both is a package's role when its files are split between the two.
+	Both Role = "both"
+)
+
+// File is one output of a package, relative to the archive's root (after its
+// strip prefix).
+type File struct {
+	Path   string
+	Kind   Kind
+	Role   Role
+	SONAME string // shared libraries only: the name the dynamic linker looks for
+}
+
+// Dep is a dependency edge to another package of the set.
+type Dep struct {
+	// Package is the manifest name of the package depended on ("libcublas").
+	Package string
+	// Release, when set, is the release prefix required ("8.9" for a cuDNN
+	// 8.9): the edge goes to the package of the set with that release.
+	Release string
+	// Runtime marks a library loaded at run time (dlopen) rather than linked.
+	Runtime bool
+	// Since and Until bound the CUDA versions (inclusive prefixes) for which
+	// the edge holds, as the plugin's knowledge says; empty means unbounded.
+	// Only edges that hold for the batch's CUDA version are returned; the
+	// bounds document why.
+	Since, Until string
+	// Platforms limits the edge to some target platforms (libcudla on Jetson);
+	// empty means all.
+	Platforms []string
+}
+
+// PlatformResult is a package's answer for one target platform.
+type PlatformResult struct {
+	Files []File
+	// Unusable, when not empty, says why the package cannot be used there.
+	Unusable []string
+}
+
+// PackageResult is the answer for one package.
+type PackageResult struct {
+	Name string
+	Deps []Dep
+	// Platforms per target platform name; platforms not listed keep what the
+	// host knew (an archive with no files, or the reasons it has none).
+	Platforms map[string]PlatformResult
+}
+
+// Result is a Fixup's answer.
+type Result struct {
+	Packages []PackageResult
+}
+
+// RoleOf is the role of a set of files: Exec or Target when all agree, Both
+// when they are split, "" when there are none.
+func RoleOf(files []File) Role {
+	var r Role
+	for _, f := range files {
+		switch {
+		case r == "":
+			r = f.Role
+		case r != f.Role:
+			return Both
+		}
+	}
+	return r
+}
