@@ -30,6 +30,7 @@ type Options struct {
 	Targets       []string
 	Pins          []string // "cudnn=8.9" or "cudnn@12.2=8.9"
 	Mirrors       []string
+	Plugins       []string // third-party plugins: "path=sha256"
 }
 
 // Layer is one source of options. Layers apply in order; later ones win.
@@ -73,6 +74,7 @@ type Config struct {
 	targets       []platform.Platform
 	pins          []Pin
 	mirrors       []string
+	plugins       []Plugin
 	// caps[cuda.String()][target.Name()] is computed once in Evaluate.
 	caps map[string]map[string][]gpu.Capability
 }
@@ -96,6 +98,15 @@ func (c *Config) Pins() []Pin { return append([]Pin(nil), c.pins...) }
 
 // Mirrors are base URLs tried before NVIDIA's.
 func (c *Config) Mirrors() []string { return append([]string(nil), c.mirrors...) }
+
+// Plugin is a third-party plugin: its program and the sha256 it must have.
+type Plugin struct {
+	Path   string
+	SHA256 string
+}
+
+// Plugins are the declared third-party plugins, in order.
+func (c *Config) Plugins() []Plugin { return append([]Plugin(nil), c.plugins...) }
 
 // ExplicitCapabilities are the capabilities the user asked for; empty when
 // the defaults of each CUDA version apply.
@@ -158,6 +169,9 @@ func (l Literal) Apply(o *Options) error {
 	}
 	if set.Mirrors != nil {
 		o.Mirrors = set.Mirrors
+	}
+	if set.Plugins != nil {
+		o.Plugins = set.Plugins
 	}
 	return nil
 }
@@ -230,11 +244,35 @@ func build(o Options, avail Available) (*Config, error) {
 			return nil, fmt.Errorf("option mirrors: %q is not a URL: expected https://, http:// or file:// followed by a base with NVIDIA's layout", m)
 		}
 	}
+	if c.plugins, err = parsePlugins(o.Plugins); err != nil {
+		return nil, err
+	}
 	c.explicitCaps = dedupe(o.Capabilities)
 	if err := c.computeCapabilities(); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+func parsePlugins(raw []string) ([]Plugin, error) {
+	var out []Plugin
+	seen := map[string]bool{}
+	for _, r := range raw {
+		i := strings.LastIndex(r, "=")
+		if i <= 0 {
+			return nil, fmt.Errorf("option plugins: %q: expected PATH=SHA256, the plugin program and the sha256 of its bytes", r)
+		}
+		p := Plugin{Path: r[:i], SHA256: strings.ToLower(r[i+1:])}
+		if len(p.SHA256) != 64 || strings.Trim(p.SHA256, "0123456789abcdef") != "" {
+			return nil, fmt.Errorf("option plugins: %q: sha256 %q is not 64 hex digits", r, r[i+1:])
+		}
+		if seen[p.Path] {
+			return nil, fmt.Errorf("option plugins: %s is declared twice", p.Path)
+		}
+		seen[p.Path] = true
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func linuxNames() []string {

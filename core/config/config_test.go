@@ -103,6 +103,9 @@ func TestErrors(t *testing.T) {
 		{"pin version", opts(Options{Pins: []string{"cudnn=7.6"}}), `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
 		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with option cuda, not pinned`},
 		{"pin conflict", opts(Options{Pins: []string{"cudnn=8.9", "cudnn=9.12"}}), `option pins: cudnn=8.9 and cudnn=9.12 pin the same product and CUDA version differently`},
+		{"plugin syntax", opts(Options{Plugins: []string{"/bin/p"}}), `option plugins: "/bin/p": expected PATH=SHA256`},
+		{"plugin sha", opts(Options{Plugins: []string{"/bin/p=abc"}}), `option plugins: "/bin/p=abc": sha256 "abc" is not 64 hex digits`},
+		{"plugin twice", opts(Options{Plugins: []string{"/bin/p=" + strings.Repeat("a", 64), "/bin/p=" + strings.Repeat("b", 64)}}), `option plugins: /bin/p is declared twice`},
 		{"mirror", opts(Options{Mirrors: []string{"mirror.example"}}), `option mirrors: "mirror.example" is not a URL`},
 		{"no targets", opts(Options{Targets: []string{}}), "option targets: no target platform: expected one or more of linux-x86_64"},
 	}

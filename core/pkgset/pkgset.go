@@ -39,8 +39,32 @@ type Package struct {
 	License     string
 	// Platforms maps a target platform name to the archive that serves it.
 	Platforms map[string]Archive
-	// Unavailable maps a target platform name to why nothing serves it.
+	// Unavailable maps a target platform name to why nothing serves it, or
+	// why what serves it cannot be used (the plugins' reasons).
 	Unavailable map[string][]string
+	// Filled by the fixup stage (nil before it):
+	// Files per target platform, by what they are and which machine they
+	// serve; Deps resolved to names in this set; Role summarises the files.
+	Files map[string][]File
+	Deps  []Dep
+	Role  string
+}
+
+// File is one output of a package on a platform, relative to the archive root.
+type File struct {
+	Path   string
+	Kind   string // headers, shared_lib, static_lib, stub_lib, binary, data
+	Role   string // exec or target
+	SONAME string
+}
+
+// Dep is an edge to another package of the same set.
+type Dep struct {
+	Name      string // the package's name in this set
+	Runtime   bool   // loaded at run time rather than linked
+	Since     string // CUDA versions the edge holds for, as the plugin says
+	Until     string
+	Platforms []string // only these target platforms; empty for all
 }
 
 // Archive is a resolved download for one platform.

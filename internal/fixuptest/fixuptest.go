@@ -15,10 +15,10 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
-// Batch builds, from the real manifests in ../shared, the batch of one
-// product for one CUDA version and the given target platforms (all five when
-// none), for plugin tests. Capabilities are the defaults unless caps is set.
-func Batch(t testing.TB, product, cuda string, targets []string, caps ...string) *sdk.Batch {
+// Sets builds, from the real manifests in ../shared, the configuration and
+// package sets of some CUDA versions for the given target platforms (all
+// five when none). Capabilities are the defaults unless caps is set.
+func Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*config.Config, []*pkgset.Set) {
 	t.Helper()
 	coll, err := manifest.LoadDir(shared.Manifests(t))
 	if err != nil {
@@ -36,7 +36,7 @@ func Batch(t testing.TB, product, cuda string, targets []string, caps ...string)
 			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
 		}
 	}
-	o := config.Options{CUDA: []string{cuda}, Targets: targets}
+	o := config.Options{CUDA: cudas, Targets: targets}
 	if len(caps) > 0 {
 		o.Capabilities = caps
 	}
@@ -48,6 +48,13 @@ func Batch(t testing.TB, product, cuda string, targets []string, caps ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg, sets
+}
+
+// Batch builds the batch of one product for one CUDA version, as Sets does.
+func Batch(t testing.TB, product, cuda string, targets []string, caps ...string) *sdk.Batch {
+	t.Helper()
+	cfg, sets := Sets(t, []string{cuda}, targets, caps...)
 	for _, b := range fixup.Batches(cfg, sets[0]) {
 		if b.Product == product {
 			return b

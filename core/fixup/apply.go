@@ -1,0 +1,287 @@
+package fixup
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// Apply sends every package set, one batch per product, to the plugin that
+// fixes the product, in parallel, and folds the validated answers into the
+// sets. Any failure ends the whole stage with one error; the caller writes
+// nothing then.
+func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set) error {
+	type job struct {
+		set   *pkgset.Set
+		batch *sdk.Batch
+		r     *running
+	}
+	var jobs []job
+	for _, s := range sets {
+		for _, b := range Batches(cfg, s) {
+			r, ok := h.byProduct[b.Product]
+			if !ok {
+				return fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
+			}
+			jobs = append(jobs, job{s, b, r})
+		}
+	}
+	results := make([]*sdk.Result, len(jobs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(h.opts.Parallel)
+	for i, j := range jobs {
+		g.Go(func() error {
+			res, err := h.call(gctx, j.r, j.batch)
+			if err != nil {
+				return err
+			}
+			if err := validate(j.r.desc.Name, j.batch, res); err != nil {
+				return err
+			}
+			results[i] = res
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// Folding is sequential and cheap; it mutates the sets, which nothing
+	// else reads while the stage runs.
+	plugins := map[string]string{} // package -> plugin, for cycle messages
+	for i, j := range jobs {
+		fold(j.set, j.batch, results[i])
+		for _, p := range j.batch.Packages {
+			plugins[j.set.CUDA.String()+"/"+p.Name] = j.r.desc.Name
+		}
+	}
+	for _, s := range sets {
+		if err := checkCycles(s, func(pkg string) string { return plugins[s.CUDA.String()+"/"+pkg] }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *Host) names() string {
+	var ns []string
+	for _, r := range h.plugins {
+		ns = append(ns, r.desc.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// safePath is what may appear in a Bazel label and a glob: no spaces, quotes,
+// colons or wildcards.
+var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
+
+func checkPath(p string) error {
+	if !safePath.MatchString(p) {
+		return fmt.Errorf("path %q has characters that are not safe in a Bazel label (allowed: letters, digits, _ . + - and / between names)", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." || part == "." {
+			return fmt.Errorf("path %q escapes the archive (or is not clean): expected a path inside it", p)
+		}
+	}
+	return nil
+}
+
+// validate checks a plugin's answer against the batch it was given. The
+// message names the plugin and the package: the plugin is what lied.
+func validate(plugin string, b *sdk.Batch, r *sdk.Result) error {
+	bad := func(pkg, format string, args ...any) error {
+		return fmt.Errorf("plugin %s: Fixup(CUDA %s, product %s): package %s: %s", plugin, b.CUDA, b.Product, pkg, fmt.Sprintf(format, args...))
+	}
+	inBatch := map[string]*sdk.Package{}
+	for i := range b.Packages {
+		inBatch[b.Packages[i].Name] = &b.Packages[i]
+	}
+	answered := map[string]bool{}
+	for _, p := range r.Packages {
+		bp, ok := inBatch[p.Name]
+		if !ok {
+			return bad(p.Name, "unknown package: it is not in the batch")
+		}
+		if answered[p.Name] {
+			return bad(p.Name, "answered twice")
+		}
+		answered[p.Name] = true
+		hasArchive := map[string]bool{}
+		for _, a := range bp.Archives {
+			hasArchive[a.Platform] = true
+		}
+		for _, plat := range sortedKeys(p.Platforms) {
+			pr := p.Platforms[plat]
+			if !slices.Contains(b.Config.Targets, plat) {
+				return bad(p.Name, "answer for platform %q, which is not a target (%s)", plat, strings.Join(b.Config.Targets, ", "))
+			}
+			if len(pr.Files) > 0 && !hasArchive[plat] {
+				return bad(p.Name, "files on %s, where it has no archive", plat)
+			}
+			for _, f := range pr.Files {
+				if err := checkPath(f.Path); err != nil {
+					return bad(p.Name, "%s: %v", plat, err)
+				}
+				if !slices.Contains(sdk.Kinds(), f.Kind) {
+					return bad(p.Name, "%s: file %s has kind %q: expected one of %v", plat, f.Path, f.Kind, sdk.Kinds())
+				}
+				if f.Role != sdk.Exec && f.Role != sdk.Target {
+					return bad(p.Name, "%s: file %s has role %q: expected exec or target", plat, f.Path, f.Role)
+				}
+				if (f.Kind == sdk.SharedLib) != (f.SONAME != "") {
+					return bad(p.Name, "%s: file %s: a SONAME is given for shared libraries, and only for them", plat, f.Path)
+				}
+				if f.SONAME != "" && (strings.Contains(f.SONAME, "/") || checkPath(f.SONAME) != nil) {
+					return bad(p.Name, "%s: SONAME %q is not a plain library file name", plat, f.SONAME)
+				}
+			}
+			for _, u := range pr.Unusable {
+				if strings.TrimSpace(u) == "" {
+					return bad(p.Name, "%s: an empty unusable reason", plat)
+				}
+			}
+		}
+		for _, d := range p.Deps {
+			if _, err := resolveDep(b, d); err != nil {
+				return bad(p.Name, "%v", err)
+			}
+			if d.Package == bp.Manifest && (d.Release == "" || strings.HasPrefix(bp.Release, d.Release)) {
+				return bad(p.Name, "depends on itself (a cycle)")
+			}
+			for _, plat := range d.Platforms {
+				if !slices.Contains(b.Config.Targets, plat) {
+					return bad(p.Name, "dependency on %s limited to %q, which is not a target", d.Package, plat)
+				}
+			}
+		}
+	}
+	for _, p := range b.Packages {
+		if !answered[p.Name] {
+			return bad(p.Name, "no answer: a plugin answers for every package of its batch")
+		}
+	}
+	return nil
+}
+
+// resolveDep finds the set package an edge points to: the package under its
+// own name when its release fits, else the versioned name whose release does.
+func resolveDep(b *sdk.Batch, d sdk.Dep) (string, error) {
+	var want version.Version
+	if d.Release != "" {
+		v, err := version.Parse(d.Release)
+		if err != nil {
+			return "", fmt.Errorf("dependency on %s: release %q: %v", d.Package, d.Release, err)
+		}
+		want = v
+	}
+	best := ""
+	for _, sp := range b.SetPackages {
+		if sp.Manifest != d.Package {
+			continue
+		}
+		if !want.IsZero() {
+			rel, err := version.Parse(sp.Release)
+			if err != nil || !rel.HasPrefix(want) {
+				continue
+			}
+		}
+		if sp.Name == sp.Manifest {
+			return sp.Name, nil
+		}
+		if best == "" {
+			best = sp.Name
+		}
+	}
+	if best == "" {
+		what := d.Package
+		if d.Release != "" {
+			what += " " + d.Release
+		}
+		return "", fmt.Errorf("depends on %s, which does not exist in the CUDA %s set", what, b.CUDA)
+	}
+	return best, nil
+}
+
+// fold writes a validated answer into the set's packages.
+func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result) {
+	for _, pr := range r.Packages {
+		p, ok := s.Package(pr.Name)
+		if !ok {
+			continue // validate made sure it is there
+		}
+		p.Files = map[string][]pkgset.File{}
+		var all []sdk.File
+		for plat, res := range pr.Platforms {
+			if len(res.Unusable) > 0 {
+				delete(p.Platforms, plat)
+				for _, u := range res.Unusable {
+					if !slices.Contains(p.Unavailable[plat], u) {
+						p.Unavailable[plat] = append(p.Unavailable[plat], u)
+					}
+				}
+				continue
+			}
+			for _, f := range res.Files {
+				p.Files[plat] = append(p.Files[plat], pkgset.File{Path: f.Path, Kind: string(f.Kind), Role: string(f.Role), SONAME: f.SONAME})
+			}
+			all = append(all, res.Files...)
+		}
+		p.Role = string(sdk.RoleOf(all))
+		p.Deps = nil
+		for _, d := range pr.Deps {
+			name, _ := resolveDep(b, d)
+			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+		}
+		slices.SortFunc(p.Deps, func(a, b pkgset.Dep) int { return strings.Compare(a.Name, b.Name) })
+	}
+}
+
+// checkCycles refuses a set whose dependency edges loop, naming the chain and
+// the plugin that declared its first edge.
+func checkCycles(s *pkgset.Set, pluginOf func(string) string) error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(name string) error
+	visit = func(name string) error {
+		switch state[name] {
+		case active:
+			i := slices.Index(stack, name)
+			chain := append(append([]string(nil), stack[i:]...), name)
+			return fmt.Errorf("plugin %s: package %s: dependency cycle in the CUDA %s set: %s", pluginOf(chain[0]), chain[0], s.CUDA, strings.Join(chain, " -> "))
+		case done:
+			return nil
+		}
+		state[name] = active
+		stack = append(stack, name)
+		if p, ok := s.Package(name); ok {
+			for _, d := range p.Deps {
+				if err := visit(d.Name); err != nil {
+					return err
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[name] = done
+		return nil
+	}
+	for _, p := range s.Packages {
+		if err := visit(p.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,387 @@
+package fixup
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// Spec says how to start one plugin.
+type Spec struct {
+	// Name is how the plugin is called in messages until it describes itself.
+	Name string
+	// Command is the program and its arguments.
+	Command []string
+	// SHA256 is the hex sha256 the program must have. Every third-party
+	// plugin has one; the built-ins have none because they are this binary.
+	SHA256 string
+	// Builtin marks the plugins served by this binary.
+	Builtin bool
+}
+
+// Options tune the host. Zero values mean the defaults.
+type Options struct {
+	// StartTimeout bounds a plugin's start: process, handshake, Describe.
+	StartTimeout time.Duration
+	// CallTimeout bounds every Fixup call.
+	CallTimeout time.Duration
+	// Parallel is how many calls run at once.
+	Parallel int
+	// Logger receives the plugins' hclog lines; nil discards them (their
+	// stderr is still kept for error messages).
+	Logger hclog.Logger
+}
+
+const (
+	defaultStartTimeout = 20 * time.Second
+	defaultCallTimeout  = 30 * time.Second
+	defaultParallel     = 8
+	stderrTailLines     = 12
+)
+
+// Host holds the running plugins of one run: each is started once and
+// serves every package set.
+type Host struct {
+	opts      Options
+	plugins   []*running
+	byProduct map[string]*running
+}
+
+// Info describes a running plugin, for `cudapkgs plugins list`.
+type Info struct {
+	Name            string
+	Products        []string
+	ProtocolVersion int
+	Command         []string
+	Builtin         bool
+	// Checksum is "builtin", or "verified sha256:<hex>" for a third party.
+	Checksum string
+	// Serves are the products this plugin is called for (a built-in's
+	// product taken over by a declared plugin is not among them).
+	Serves []string
+}
+
+type running struct {
+	spec   Spec
+	client *plugin.Client
+	fixer  *sdk.Client
+	desc   sdk.Description
+	stderr *tail
+}
+
+// Start starts every plugin, in parallel, and asks each who it is. A
+// declared plugin that claims a built-in's product takes it over. Two
+// declared plugins that claim one product, a checksum that does not match, or a
+// plugin that fails to start end the run; every started plugin is stopped
+// again.
+func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = defaultStartTimeout
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = defaultCallTimeout
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = defaultParallel
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	h := &Host{opts: opts, byProduct: map[string]*running{}}
+	h.plugins = make([]*running, len(specs))
+	var g errgroup.Group
+	for i, s := range specs {
+		g.Go(func() error {
+			r, err := h.start(ctx, s)
+			h.plugins[i] = r
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		h.Close()
+		return nil, err
+	}
+	// Declared plugins first: one that claims a built-in product replaces
+	// the built-in for it (a site's policy wrapping the built-in knowledge).
+	for _, builtin := range []bool{false, true} {
+		for _, r := range h.plugins {
+			if r.spec.Builtin != builtin {
+				continue
+			}
+			for _, p := range r.desc.Products {
+				prev, dup := h.byProduct[p]
+				switch {
+				case dup && builtin && !prev.spec.Builtin:
+					continue
+				case dup:
+					h.Close()
+					return nil, fmt.Errorf("plugins %s and %s both fix product %s: declare only one", prev.desc.Name, r.desc.Name, p)
+				}
+				h.byProduct[p] = r
+			}
+		}
+	}
+	return h, nil
+}
+
+func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
+	if len(s.Command) == 0 {
+		return nil, fmt.Errorf("plugin %s: no command", s.Name)
+	}
+	cfg := &plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake(),
+		Plugins:          sdk.PluginSet(nil),
+		Cmd:              exec.Command(s.Command[0], s.Command[1:]...),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           h.opts.Logger.Named(s.Name),
+		StartTimeout:     h.opts.StartTimeout,
+		GRPCDialOptions:  nil,
+	}
+	r := &running{spec: s, stderr: newTail(stderrTailLines)}
+	// Stderr is the plugin process's own (logs, panics); SyncStderr is what
+	// the plugin writes to os.Stderr once serving, forwarded over gRPC.
+	cfg.Stderr = r.stderr
+	cfg.SyncStderr = r.stderr
+	if !s.Builtin {
+		sum, err := checkSum(s)
+		if err != nil {
+			return nil, err
+		}
+		// go-plugin checks the file again as it starts it, so a binary
+		// swapped after our check is refused too.
+		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
+	}
+	r.client = plugin.NewClient(cfg)
+	fail := func(call string, err error) (*running, error) {
+		err = r.wrap(call, err)
+		r.client.Kill()
+		return r, err
+	}
+	proto, err := r.client.Client()
+	if err != nil {
+		return fail("start", err)
+	}
+	raw, err := proto.Dispense(sdk.PluginName)
+	if err != nil {
+		return fail("start", err)
+	}
+	fixer, ok := raw.(*sdk.Client)
+	if !ok {
+		return fail("start", fmt.Errorf("unexpected client type %T", raw))
+	}
+	r.fixer = fixer
+	cctx, cancel := context.WithTimeout(ctx, h.opts.StartTimeout)
+	defer cancel()
+	d, err := fixer.Describe(cctx)
+	if err != nil {
+		return fail("Describe", r.explain(cctx, err, h.opts.StartTimeout))
+	}
+	if d.ProtocolVersion != sdk.ProtocolVersion {
+		return fail("Describe", fmt.Errorf("speaks protocol version %d, this host speaks %d", d.ProtocolVersion, sdk.ProtocolVersion))
+	}
+	if d.Name == "" || len(d.Products) == 0 {
+		return fail("Describe", fmt.Errorf("describes itself without a name or products: %+v", d))
+	}
+	r.desc = d
+	return r, nil
+}
+
+// checkSum compares the plugin binary with its declared sha256 and returns
+// the declared sum as bytes.
+func checkSum(s Spec) ([]byte, error) {
+	want, err := hex.DecodeString(strings.ToLower(s.SHA256))
+	if err != nil || len(want) != sha256.Size {
+		return nil, fmt.Errorf("plugin %s: sha256 %q: expected 64 hex digits (a third-party plugin is declared with the sha256 of its binary)", s.Name, s.SHA256)
+	}
+	f, err := os.Open(s.Command[0])
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", s.Name, err)
+	}
+	defer f.Close()
+	hh := sha256.New()
+	if _, err := io.Copy(hh, f); err != nil {
+		return nil, fmt.Errorf("plugin %s: reading %s: %w", s.Name, s.Command[0], err)
+	}
+	if got := hh.Sum(nil); !bytes.Equal(got, want) {
+		return nil, fmt.Errorf("plugin %s: %s has sha256 %s, but it is declared with %s: refusing to run it (rebuild it or update the declared sha256)", s.Name, s.Command[0], hex.EncodeToString(got), s.SHA256)
+	}
+	return want, nil
+}
+
+// Close stops every plugin.
+func (h *Host) Close() {
+	for _, r := range h.plugins {
+		if r != nil && r.client != nil {
+			r.client.Kill()
+		}
+	}
+}
+
+// Plugins describes the running plugins, in the order they were declared.
+func (h *Host) Plugins() []Info {
+	var out []Info
+	for _, r := range h.plugins {
+		i := Info{Name: r.desc.Name, Products: r.desc.Products, ProtocolVersion: r.desc.ProtocolVersion,
+			Command: r.spec.Command, Builtin: r.spec.Builtin, Checksum: "builtin"}
+		if !r.spec.Builtin {
+			i.Checksum = "verified sha256:" + strings.ToLower(r.spec.SHA256)
+		}
+		for _, p := range r.desc.Products {
+			if h.byProduct[p] == r {
+				i.Serves = append(i.Serves, p)
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// call runs one Fixup with the call deadline.
+func (h *Host) call(ctx context.Context, r *running, b *sdk.Batch) (*sdk.Result, error) {
+	cctx, cancel := context.WithTimeout(ctx, h.opts.CallTimeout)
+	defer cancel()
+	res, err := r.fixer.Fixup(cctx, b)
+	call := fmt.Sprintf("Fixup(CUDA %s, product %s)", b.CUDA, b.Product)
+	if err != nil {
+		return nil, r.wrap(call, r.explain(cctx, err, h.opts.CallTimeout))
+	}
+	return res, nil
+}
+
+// explain turns a transport error into what happened to the plugin.
+func (r *running) explain(ctx context.Context, err error, timeout time.Duration) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("did not answer within %s (it hangs or is too slow)", timeout)
+	}
+	// A crashing plugin drops the connection a moment before its process is
+	// reaped: wait briefly so the message says what happened.
+	for i := 0; i < 20 && !r.client.Exited(); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	switch {
+	case r.client.Exited():
+		return fmt.Errorf("exited during the call (crashed): %w", err)
+	}
+	return err
+}
+
+// PluginError is a plugin that failed: it names the plugin, the call and the
+// tail of the plugin's stderr.
+type PluginError struct {
+	Plugin string
+	Call   string
+	Err    error
+	Stderr []string
+}
+
+func (e *PluginError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plugin %s: %s: %v", e.Plugin, e.Call, e.Err)
+	if len(e.Stderr) > 0 {
+		fmt.Fprintf(&b, "\nplugin %s stderr (last %d lines):", e.Plugin, len(e.Stderr))
+		for _, l := range e.Stderr {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func (e *PluginError) Unwrap() error { return e.Err }
+
+func (r *running) wrap(call string, err error) error {
+	name := r.desc.Name
+	if name == "" {
+		name = r.spec.Name
+	}
+	// Give the stderr reader a moment to drain what a dying plugin printed.
+	if r.client != nil && r.client.Exited() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return &PluginError{Plugin: name, Call: call, Err: err, Stderr: r.stderr.Lines()}
+}
+
+// tail keeps the last lines written to it. When a Go plugin panics, the
+// panic line and the few lines after it are what matter, not the end of a
+// long stack trace: after a "panic:" or "fatal error:" line only a few more
+// lines are kept.
+type tail struct {
+	mu       sync.Mutex
+	n        int
+	lines    []string
+	part     []byte
+	panicked int // lines kept since a panic line; -1 before one
+}
+
+const linesAfterPanic = 4
+
+func newTail(n int) *tail { return &tail{n: n, panicked: -1} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.part = append(t.part, p...)
+	for {
+		i := bytes.IndexByte(t.part, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(t.part[:i]), "\r")
+		t.part = t.part[i+1:]
+		t.add(line)
+	}
+	return len(p), nil
+}
+
+func (t *tail) add(line string) {
+	if len(line) > 500 {
+		line = line[:500] + "…"
+	}
+	switch {
+	case t.panicked >= linesAfterPanic:
+		return
+	case t.panicked >= 0:
+		t.panicked++
+	case strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: "):
+		t.panicked = 0
+	}
+	t.lines = append(t.lines, line)
+	if len(t.lines) > t.n {
+		t.lines = t.lines[len(t.lines)-t.n:]
+	}
+}
+
+func (t *tail) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := append([]string(nil), t.lines...)
+	if len(t.part) > 0 {
+		out = append(out, string(t.part))
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,101 @@
+// Command testplugin is a plugin that misbehaves on request, for the host's
+// tests: testplugin MODE [PRODUCT...]. It is never shipped.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+type fixer struct {
+	mode     string
+	products []string
+	log      hclog.Logger
+}
+
+func (f *fixer) Describe() sdk.Description {
+	return sdk.Description{Name: "test-" + f.mode, Products: f.products}
+}
+
+func (f *fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	f.log.Info("fixup", "cuda", b.CUDA, "product", b.Product, "packages", len(b.Packages))
+	r := &sdk.Result{}
+	for _, p := range b.Packages {
+		r.Packages = append(r.Packages, sdk.PackageResult{Name: p.Name})
+	}
+	switch f.mode {
+	case "crash":
+		f.log.Error("about to dereference a nil map entry")
+		var m map[string]*sdk.Batch
+		_ = m["x"].CUDA // nil pointer dereference: the process dies
+	case "hang":
+		f.log.Warn("hanging forever")
+		select {}
+	case "slow":
+		time.Sleep(20 * time.Millisecond)
+	case "garbage":
+		if len(r.Packages) > 0 && len(p0(b).Archives) > 0 {
+			r.Packages[0].Platforms = map[string]sdk.PlatformResult{p0(b).Archives[0].Platform: {
+				Files: []sdk.File{{Path: "../../etc/passwd", Kind: sdk.Data, Role: sdk.Target}}}}
+		}
+	case "unknown":
+		r.Packages = append(r.Packages, sdk.PackageResult{Name: "no_such_package"})
+	case "missingdep":
+		if len(r.Packages) > 0 {
+			r.Packages[0].Deps = []sdk.Dep{{Package: "libdoesnotexist"}}
+		}
+	case "cycle":
+		if b.Product == "cuda" && len(r.Packages) > 1 {
+			r.Packages[0].Deps = []sdk.Dep{{Package: b.Packages[1].Manifest}}
+			r.Packages[1].Deps = []sdk.Dep{{Package: b.Packages[0].Manifest}}
+		}
+	case "huge":
+		// Far past what a host accepts: an answer it must refuse, not buffer.
+		blob := strings.Repeat("x", 1<<20)
+		var reasons []string
+		for i := 0; i < 80; i++ {
+			reasons = append(reasons, blob)
+		}
+		if len(r.Packages) > 0 {
+			r.Packages[0].Platforms = map[string]sdk.PlatformResult{b.Config.Targets[0]: {Unusable: reasons}}
+		}
+	}
+	return r, nil
+}
+
+func p0(b *sdk.Batch) sdk.Package { return b.Packages[0] }
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: testplugin MODE [PRODUCT...]")
+		os.Exit(2)
+	}
+	mode := os.Args[1]
+	products := os.Args[2:]
+	if len(products) == 0 {
+		products = []string{"cuda", "cudnn", "cutensor", "tensorrt"}
+	}
+	switch mode {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "testplugin: cannot start: /etc/site-policy.json is missing")
+		os.Exit(3)
+	case "noise":
+		fmt.Println("hello from a program that is not a plugin")
+		os.Exit(0)
+	case "v2":
+		hs := sdk.Handshake()
+		hs.ProtocolVersion = 2
+		f := &fixer{mode: mode, products: products, log: hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true})}
+		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, Plugins: sdk.PluginSet(f), GRPCServer: plugin.DefaultGRPCServer})
+		return
+	}
+	sdk.Serve(&fixer{mode: mode, products: products, log: hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true, Name: "test-" + mode})})
+}
