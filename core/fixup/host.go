@@ -79,10 +79,51 @@ type Info struct {
 
 type running struct {
 	spec   Spec
-	client *plugin.Client
-	fixer  *sdk.Client
+	client *plugin.Client // nil in process
+	fixer  caller
 	desc   sdk.Description
 	stderr *tail
+}
+
+// caller is what the host needs of a plugin: the gRPC client, or (for
+// comparisons in benchmarks) a fixer called in process.
+type caller interface {
+	Describe(ctx context.Context) (sdk.Description, error)
+	Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error)
+}
+
+type inProcess struct{ f sdk.Fixer }
+
+func (p inProcess) Describe(context.Context) (sdk.Description, error) {
+	d := p.f.Describe()
+	d.ProtocolVersion = sdk.ProtocolVersion
+	return d, nil
+}
+
+func (p inProcess) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	return p.f.Fixup(ctx, b)
+}
+
+// InProcess is a host whose plugins are called in this process, without
+// gRPC or validation shortcuts: the same Apply, the same checks. It exists
+// to measure what the process boundary costs; runs use Start.
+func InProcess(opts Options, fixers ...sdk.Fixer) *Host {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = defaultCallTimeout
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = defaultParallel
+	}
+	h := &Host{opts: opts, byProduct: map[string]*running{}}
+	for _, f := range fixers {
+		d, _ := inProcess{f}.Describe(context.Background())
+		r := &running{spec: Spec{Name: d.Name, Builtin: true}, fixer: inProcess{f}, desc: d, stderr: newTail(stderrTailLines)}
+		h.plugins = append(h.plugins, r)
+		for _, p := range d.Products {
+			h.byProduct[p] = r
+		}
+	}
+	return h
 }
 
 // Start starts every plugin, in parallel, and asks each who it is. A
@@ -252,6 +293,20 @@ func (h *Host) Plugins() []Info {
 	return out
 }
 
+// Call sends one batch to the plugin that fixes its product and validates
+// the answer, without folding it into a set.
+func (h *Host) Call(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	r, ok := h.byProduct[b.Product]
+	if !ok {
+		return nil, fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
+	}
+	res, err := h.call(ctx, r, b)
+	if err != nil {
+		return nil, err
+	}
+	return res, validate(r.desc.Name, b, res)
+}
+
 // call runs one Fixup with the call deadline.
 func (h *Host) call(ctx context.Context, r *running, b *sdk.Batch) (*sdk.Result, error) {
 	cctx, cancel := context.WithTimeout(ctx, h.opts.CallTimeout)
@@ -271,6 +326,9 @@ func (r *running) explain(ctx context.Context, err error, timeout time.Duration)
 	}
 	// A crashing plugin drops the connection a moment before its process is
 	// reaped: wait briefly so the message says what happened.
+	if r.client == nil {
+		return err
+	}
 	for i := 0; i < 20 && !r.client.Exited(); i++ {
 		time.Sleep(25 * time.Millisecond)
 	}

@@ -1,0 +1,218 @@
+package redist
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// Product is the product this plugin fixes: NVIDIA's CUDA toolkit redist.
+const Product = "cuda"
+
+// Target platform names, as the host names them.
+const (
+	linuxX86    = "linux-x86_64"
+	linuxSBSA   = "linux-sbsa"
+	linuxJetson = "linux-jetson"
+	linuxPPC    = "linux-ppc64le"
+	windows     = "windows-x86_64"
+)
+
+// New returns the CUDA toolkit's fixer.
+func New() sdk.Fixer { return fixer{} }
+
+type fixer struct{}
+
+func (fixer) Describe() sdk.Description {
+	return sdk.Description{Name: "redist", Products: []string{Product}}
+}
+
+// Fixup answers for every package of the batch from the tables in table.go.
+func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	if b.Product != Product {
+		return nil, fmt.Errorf("redist: batch is for product %q; this plugin fixes %q", b.Product, Product)
+	}
+	cuda, err := parseVer(b.CUDA)
+	if err != nil {
+		return nil, fmt.Errorf("redist: batch CUDA version: %w", err)
+	}
+	// The packages of the whole set, by manifest name: an edge to a package
+	// the set lacks is left out (see depsFor).
+	var inSet map[string]bool
+	if len(b.SetPackages) > 0 {
+		inSet = map[string]bool{}
+		for _, sp := range b.SetPackages {
+			inSet[sp.Manifest] = true
+		}
+	}
+	res := &sdk.Result{}
+	for _, p := range b.Packages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pr, err := fixPackage(cuda, b.Config, inSet, p)
+		if err != nil {
+			return nil, fmt.Errorf("redist: %s %s: %w", p.Manifest, p.Version, err)
+		}
+		res.Packages = append(res.Packages, pr)
+	}
+	return res, nil
+}
+
+// env is what a table rule is evaluated against.
+type env struct {
+	cuda     ver    // the batch's CUDA version
+	pkg      ver    // the package's own version
+	platform string // the target platform
+}
+
+func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) (sdk.PackageResult, error) {
+	out := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
+	pv, err := parseVer(p.Version)
+	if err != nil {
+		return out, err
+	}
+	spec, known := table[p.Manifest]
+
+	archives := map[string]bool{}
+	for _, a := range p.Archives {
+		archives[a.Platform] = true
+	}
+	for _, t := range targets(cfg, p) {
+		e := env{cuda: cuda, pkg: pv, platform: t}
+		var reasons []string
+		switch {
+		case !known:
+			if archives[t] {
+				reasons = append(reasons, unknownReason(p))
+			}
+		default:
+			for _, u := range spec.unusable {
+				if u.holds(e) {
+					reasons = append(reasons, expand(u.reason, p))
+				}
+			}
+		}
+		if t == windows && archives[t] {
+			reasons = append(reasons, reasonWindows)
+		}
+		if len(reasons) > 0 {
+			out.Platforms[t] = sdk.PlatformResult{Unusable: reasons}
+			continue
+		}
+		if !archives[t] {
+			continue // the host's reasons for having no archive stand
+		}
+		out.Platforms[t] = sdk.PlatformResult{Files: spec.filesFor(e)}
+	}
+	if known {
+		out.Deps = spec.depsFor(cuda, cfg, inSet)
+	}
+	return out, nil
+}
+
+// depsFor returns the edges that hold for a CUDA version and configuration.
+// An edge limited to platforms keeps only the configured ones, and is left
+// out when none is; an edge to a package the set does not have (inSet, nil
+// when the batch does not say) is left out: the tables' bounds keep every
+// edge within the releases that have its package, so that happens only with
+// a manifest newer than the tables, whose packages may be renamed.
+func (s pkg) depsFor(cuda ver, cfg sdk.Config, inSet map[string]bool) []sdk.Dep {
+	var deps []sdk.Dep
+	for _, d := range s.deps {
+		if d.forwardCompat && !cfg.ForwardCompat {
+			continue
+		}
+		if !cuda.within(d.Since, d.Until) {
+			continue
+		}
+		if inSet != nil && !inSet[d.Package] {
+			continue
+		}
+		dep := d.Dep
+		dep.Platforms = nil
+		for _, pl := range d.Platforms {
+			if len(cfg.Targets) == 0 || contains(cfg.Targets, pl) {
+				dep.Platforms = append(dep.Platforms, pl)
+			}
+		}
+		if len(d.Platforms) > 0 && len(dep.Platforms) == 0 {
+			continue
+		}
+		deps = append(deps, dep)
+	}
+	return deps
+}
+
+// targets lists the platforms to answer for, sorted: the configured targets
+// (the host accepts answers for those only), or, in a batch that names none,
+// every platform the package has an archive or a reason for.
+func targets(cfg sdk.Config, p sdk.Package) []string {
+	var ts []string
+	if len(cfg.Targets) > 0 {
+		ts = append(ts, cfg.Targets...)
+	} else {
+		for _, a := range p.Archives {
+			ts = append(ts, a.Platform)
+		}
+		for t := range p.Unavailable {
+			if !contains(ts, t) {
+				ts = append(ts, t)
+			}
+		}
+	}
+	sort.Strings(ts)
+	return ts
+}
+
+func (s pkg) filesFor(e env) []sdk.File {
+	var fs []sdk.File
+	for _, f := range s.files {
+		if !f.holds(e) {
+			continue
+		}
+		out := sdk.File{Path: f.path, Kind: f.kind, Role: f.role}
+		if f.kind == sdk.SharedLib {
+			out.Path = f.path + ".so" + f.so(e.pkg)
+			out.SONAME = path.Base(out.Path)
+		}
+		fs = append(fs, out)
+	}
+	return fs
+}
+
+func (w when) holds(e env) bool {
+	if !e.cuda.within(w.since, w.until) {
+		return false
+	}
+	if len(w.on) > 0 && !contains(w.on, e.platform) {
+		return false
+	}
+	return !contains(w.off, e.platform)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// expand fills a reason's {pkg} and {version}.
+func expand(reason string, p sdk.Package) string {
+	return strings.NewReplacer("{pkg}", p.Manifest, "{version}", p.Version).Replace(reason)
+}
+
+// unknownReason is what a package gets that the tables do not know: it keeps
+// its place, unusable, rather than passing as a package with no files. The
+// tests check that no package of a known CUDA release ever gets here.
+func unknownReason(p sdk.Package) string {
+	return fmt.Sprintf("the redist plugin does not know %s %s (CUDA %s): its files and dependencies are unknown; "+
+		"a newer cudapkgs may know it", p.Manifest, p.Version, p.Release)
+}

@@ -1,0 +1,420 @@
+package redist
+
+import "github.com/cudapkgs/cudapkgs/plugins/sdk"
+
+// Reasons a package cannot be used. {pkg} and {version} are filled in.
+const (
+	reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
+
+	reasonDriver = "use the system driver: {pkg} is part of the NVIDIA driver, which must match the kernel module " +
+		"installed on the machine that runs the binary"
+
+	reasonDriverService = "use the system driver's packages: {pkg} {version} is a system service or library of the " +
+		"NVIDIA driver (NVSwitch/NVLink management), versioned with the driver and kernel module installed on the " +
+		"machine; it is not a build input"
+
+	reasonKernelModule = "install it on the system: {pkg} is the GPUDirect Storage kernel module (nvidia-fs), built " +
+		"and loaded against the running kernel; it is not a build input"
+
+	reasonFabric = "install it on the system: {pkg} is a data-center fabric management tool (NVLink switch firmware, " +
+		"subnet manager or telemetry) run by the machine's administrator; it is not a build input"
+
+	reasonDocs = "not a build input: {pkg} holds the CUDA documentation, which no build rule consumes"
+
+	reasonIDE = "not a build input: {pkg} is an IDE integration (Visual Studio, Eclipse), which no build rule consumes"
+
+	reasonSamples = "not a build input: {pkg} holds libNVVM sample sources, which no build rule consumes"
+
+	reasonNsightCompute = "not modelled: the Nsight Compute archives change layout between releases (ncu at the " +
+		"archive root in some, under nsight-compute/<version>/ in others), so cudapkgs does not claim their files; " +
+		"install Nsight Compute from NVIDIA's installer"
+
+	reasonCompat = "{pkg} holds the CUDA forward-compatibility libraries for Jetson (L4T) and is usable only on " +
+		"linux-jetson; on other platforms the driver provides them (NVIDIA's cuda-compat packages come with the " +
+		"data-center driver)"
+)
+
+// npp lists NPP's libraries (nppicom went away in CUDA 11.0, before the
+// first redist manifest).
+var npp = []string{"nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc", "npps"}
+
+func nppFiles() []file {
+	fs := []file{headers("include")}
+	for _, l := range npp {
+		fs = append(fs, solib("lib/lib"+l, soMajor), static("lib/lib"+l+"_static.a"), stub("lib/stubs/lib"+l+".so"))
+	}
+	return fs
+}
+
+// table is the plugin's knowledge: a row per manifest package name of every
+// CUDA redistrib manifest from 11.4.2 to 13.0.0 (the tests walk them all).
+//
+// Paths are relative to the archive root, in the Linux layout (bin/, include/,
+// lib/, lib/stubs/, nvvm/). Sources: NVIDIA's manifests and the CUDA toolkit
+// layout; nixpkgs' scans of the archives (features); the file lists of
+// conda-forge's cuda-* feedstocks, of Fedora (negativo17) and Gentoo
+// packages of the same archives, and of Julia's Yggdrasil recipes. A comment
+// says "inferred" where a name is not confirmed by one of those for the
+// versions it is claimed for.
+var table = map[string]pkg{
+	// --- Compiler ---
+
+	"cuda_nvcc": {
+		about: "the CUDA compiler driver and its tools; before 13.0 also the crt headers, NVVM and the PTX compiler library",
+		files: []file{
+			tool("bin/nvcc"),
+			data("bin/nvcc.profile", sdk.Exec),
+			tool("bin/ptxas"),
+			tool("bin/fatbinary"),
+			tool("bin/nvlink"),
+			tool("bin/bin2c"),
+			tool("bin/cudafe++"),
+			// link.stub and prelink.stub for nvcc -dlink. Where they live in
+			// 13.0 (cuda_nvcc or cuda_crt) is not confirmed: not claimed.
+			data("bin/crt", sdk.Exec).through("12"),
+			// include/ holds crt/, fatbinary_section.h, nvPTXCompiler.h...:
+			// what nvcc compiles against, so Target. From 13.0 crt is
+			// cuda_crt's and the PTX compiler libnvptxcompiler's.
+			headers("include").through("12"),
+			static("lib/libnvptxcompiler_static.a").through("12"),
+			// NVVM: cicc and libdevice run and are read on the build
+			// machine; libNVVM itself (SONAME libnvvm.so.4 since CUDA 11.2)
+			// and nvvm.h are for programs that link it. From 13.0: libnvvm.
+			tool("nvvm/bin/cicc").through("12"),
+			data("nvvm/libdevice", sdk.Exec).through("12"),
+			headers("nvvm/include").through("12"),
+			solib("nvvm/lib64/libnvvm", soFixed("4")).through("12"),
+		},
+		deps: []dep{
+			// nvcc 13 force-includes crt/host_config.h and drives cicc with
+			// libdevice, which moved out of cuda_nvcc.
+			edge("cuda_crt").since("13.0"),
+			edge("libnvvm").since("13.0"),
+		},
+	},
+	"cuda_crt": {
+		about: "nvcc's crt headers (include/crt: host_config.h, math_functions.h...), split from cuda_nvcc in 13.0",
+		// The include folder's root is include/, which holds crt/ (sources
+		// #include "crt/host_config.h").
+		files: []file{headers("include")},
+	},
+	"libnvvm": {
+		about: "NVVM, split from cuda_nvcc in 13.0: cicc, libdevice, libNVVM",
+		files: []file{
+			tool("nvvm/bin/cicc"),
+			data("nvvm/libdevice", sdk.Exec),
+			headers("nvvm/include"),
+			// inferred for 13.0: libNVVM's API version is still 4
+			// (nvvm64_40_0.dll on Windows), so libnvvm.so.4.
+			solib("nvvm/lib64/libnvvm", soFixed("4")),
+		},
+	},
+	"libnvptxcompiler": {
+		about: "the PTX compiler library (static), split from cuda_nvcc in 13.0",
+		// inferred: the two files cuda_nvcc held before 13.0.
+		files: []file{headers("include"), static("lib/libnvptxcompiler_static.a")},
+	},
+	"cuda_cuobjdump": {about: "cuobjdump", files: []file{tool("bin/cuobjdump")}},
+	"cuda_nvdisasm":  {about: "nvdisasm", files: []file{tool("bin/nvdisasm")}},
+	"cuda_nvprune":   {about: "nvprune", files: []file{tool("bin/nvprune")}},
+	"cuda_cuxxfilt": {
+		about: "cu++filt, the CUDA demangler, and its library",
+		files: []file{tool("bin/cu++filt"), headers("include"), static("lib/libcufilt.a")},
+	},
+	"cuda_ctadvisor": {
+		about: "ctadvisor, the compile-time advisor that reads nvcc's traces (new in 13.0)",
+		files: []file{tool("bin/ctadvisor")}, // inferred from the package name
+	},
+
+	// --- Runtime and headers ---
+
+	"cuda_cudart": {
+		about: "the CUDA runtime, its headers and the driver API stub",
+		files: []file{
+			headers("include"),
+			solib("lib/libcudart", soCudart),
+			static("lib/libcudart_static.a"),
+			static("lib/libcudadevrt.a"),
+			static("lib/libculibos.a").through("12"), // cuda_culibos from 13.0
+			stub("lib/stubs/libcuda.so"),
+		},
+		deps: []dep{
+			// cuda_runtime.h includes nv/target (CCCL) and, from 13.0,
+			// crt/host_config.h from cuda_crt (before 13.0 those crt headers
+			// come with cuda_nvcc, which the toolchain brings).
+			edge("cuda_cccl"),
+			edge("cuda_crt").since("13.0"),
+			// With forward compatibility, a Jetson program loads the
+			// cuda_compat libcuda.so.1 ahead of the driver's.
+			edge("cuda_compat").since("11.8").until("12").runtime().platforms(linuxJetson).ifForwardCompat(),
+		},
+	},
+	"cuda_cccl": {
+		about: "CUDA C++ Core Libraries (Thrust, CUB, libcu++): headers",
+		files: []file{
+			headers("include").through("12"),
+			// From 13.0 CCCL lives under include/cccl (nvcc adds it to the
+			// include path).
+			headers("include/cccl").from("13.0"),
+		},
+	},
+	"cuda_culibos": {
+		about: "libculibos.a, the OS abstraction the static CUDA libraries link (in cuda_cudart before 13.0)",
+		files: []file{static("lib/libculibos.a")}, // inferred: the file cuda_cudart held before 13.0
+	},
+	"cuda_profiler_api": {
+		about: "cuda_profiler_api.h and cudaProfiler.h (in cuda_nvprof before 11.8)",
+		files: []file{headers("include")},
+	},
+	"cuda_nvml_dev": {
+		about: "NVML's header and link stub; the library itself comes with the driver",
+		files: []file{headers("include"), stub("lib/stubs/libnvidia-ml.so")},
+	},
+	"cuda_sandbox_dev": {
+		about: "nvsandboxutils headers",
+		files: []file{headers("include")}, // inferred from the manifest's "CUDA nvsandboxutils Headers"
+	},
+	"cuda_opencl": {
+		about: "OpenCL headers and ICD loader",
+		files: []file{headers("include"), solib("lib/libOpenCL", soFixed("1"))},
+	},
+	"cuda_nvtx": {
+		about: "NVTX: the header-only NVTX 3 and, through 12.x, the NVTX 2 library",
+		files: []file{
+			headers("include"),
+			solib("lib/libnvToolsExt", soFixed("1")).through("12"),
+			// 13.0 replaced libnvToolsExt with the NVTX 3 interop library
+			// (inferred: SONAME libnvtx3interop.so.1 as later releases have).
+			solib("lib/libnvtx3interop", soFixed("1")).from("13.0"),
+		},
+	},
+	"cuda_nvrtc": {
+		about: "NVRTC, the runtime compiler, and its builtins",
+		files: []file{
+			headers("include"),
+			solib("lib/libnvrtc", soNvrtc),
+			// libnvrtc-builtins.so.<CUDA major.minor>: the package's
+			// major.minor is the CUDA release's.
+			solib("lib/libnvrtc-builtins", soMajorMinor),
+			static("lib/libnvrtc_static.a").from("11.5"),
+			static("lib/libnvrtc-builtins_static.a").from("11.5"),
+			stub("lib/stubs/libnvrtc.so").from("12.1"), // seen from 12.1; 12.0 not confirmed
+		},
+	},
+	"libnvjitlink": {
+		about: "nvJitLink, JIT link-time optimization (new in 12.0)",
+		files: []file{
+			headers("include"),
+			solib("lib/libnvJitLink", soMajor),
+			static("lib/libnvJitLink_static.a"),
+			// Its lib/stubs was missing in 12.4 (conda-forge notes it), so no
+			// stub is claimed.
+		},
+	},
+	"libnvfatbin": {
+		about: "nvFatbin, building fatbins at run time (new in 12.4)",
+		files: []file{
+			headers("include"),
+			solib("lib/libnvfatbin", soMajor),
+			static("lib/libnvfatbin_static.a"),
+			stub("lib/stubs/libnvfatbin.so"),
+		},
+	},
+	"cuda_cupti": {
+		about: "CUPTI, the profiling tools interface, and the NVIDIA perf SDK libraries",
+		files: []file{
+			headers("include"),
+			solib("lib/libcupti", soCupti),
+			solib("lib/libnvperf_host", soNone),
+			solib("lib/libnvperf_target", soNone),
+			// Static CUPTI is shipped for x86_64 only.
+			static("lib/libcupti_static.a").only(linuxX86),
+			static("lib/libnvperf_host_static.a").only(linuxX86),
+		},
+	},
+	"cuda_compat": {
+		about: "CUDA forward compatibility for Jetson (L4T): a newer libcuda for an older driver",
+		// Kept in compat/, to be put ahead of the driver's libraries only
+		// when wanted (SONAMEs as the driver's: libcuda.so.1).
+		files: []file{
+			solib("compat/libcuda", soFixed("1")),
+			solib("compat/libnvidia-ptxjitcompiler", soFixed("1")),
+		},
+		unusable: []unusable{{when: when{off: []string{linuxJetson}}, reason: reasonCompat}},
+	},
+
+	// --- Math and media libraries ---
+
+	"libcublas": {
+		about: "cuBLAS, cuBLASLt and NVBLAS",
+		files: []file{
+			headers("include"),
+			solib("lib/libcublas", soMajor),
+			solib("lib/libcublasLt", soMajor),
+			solib("lib/libnvblas", soMajor),
+			static("lib/libcublas_static.a"),
+			static("lib/libcublasLt_static.a"),
+			stub("lib/stubs/libcublas.so"),
+			stub("lib/stubs/libcublasLt.so"),
+		},
+		deps: []dep{
+			// cuBLAS 12.0 and 12.1 dlopen libnvrtc at initialisation (a bug
+			// fixed in 12.2; conda-forge's libcublas feedstock, issue 9).
+			edge("cuda_nvrtc").since("12.0").until("12.1").runtime(),
+		},
+	},
+	"libcufft": {
+		about: "cuFFT and cuFFTW",
+		files: []file{
+			headers("include"),
+			solib("lib/libcufft", soMajor),
+			solib("lib/libcufftw", soMajor),
+			static("lib/libcufft_static.a"),
+			static("lib/libcufftw_static.a"),
+			// Not confirmed for 13.0 (cuFFT 12), so not claimed there.
+			static("lib/libcufft_static_nocallback.a").through("12"),
+			stub("lib/stubs/libcufft.so"),
+			stub("lib/stubs/libcufftw.so"),
+		},
+	},
+	"libcurand": {
+		about: "cuRAND",
+		files: []file{
+			headers("include"),
+			solib("lib/libcurand", soMajor),
+			static("lib/libcurand_static.a"),
+			stub("lib/stubs/libcurand.so"),
+		},
+	},
+	"libcusolver": {
+		about: "cuSOLVER and cuSOLVERMg",
+		files: []file{
+			headers("include"),
+			solib("lib/libcusolver", soMajor),
+			solib("lib/libcusolverMg", soMajor),
+			static("lib/libcusolver_static.a"),
+			// LAPACK for static cuSOLVER: liblapack_static.a through 11.x,
+			// libcusolver_lapack_static.a from 11.8 (seen in 11.8; 11.7 not
+			// confirmed), which replaced it in 12.0.
+			static("lib/liblapack_static.a").through("11"),
+			static("lib/libcusolver_lapack_static.a").from("11.8"),
+			// METIS, seen through 12.6; not claimed for 13.0.
+			static("lib/libmetis_static.a").through("12"),
+			stub("lib/stubs/libcusolver.so"),
+			stub("lib/stubs/libcusolverMg.so"),
+		},
+		deps: []dep{
+			edge("libcublas"),
+			edge("libnvjitlink").since("12.0"),
+			edge("libcusparse").since("12.1"),
+		},
+	},
+	"libcusparse": {
+		about: "cuSPARSE",
+		files: []file{
+			headers("include"),
+			solib("lib/libcusparse", soMajor),
+			static("lib/libcusparse_static.a"),
+			stub("lib/stubs/libcusparse.so"),
+		},
+		deps: []dep{edge("libnvjitlink").since("12.0")},
+	},
+	"libnpp": {about: "NPP, the NVIDIA Performance Primitives", files: nppFiles()},
+	"libnvjpeg": {
+		about: "nvJPEG",
+		files: []file{
+			headers("include"),
+			solib("lib/libnvjpeg", soMajor),
+			static("lib/libnvjpeg_static.a"),
+			stub("lib/stubs/libnvjpeg.so"),
+		},
+	},
+	"libcufile": {
+		about: "cuFile, GPUDirect Storage's library (needs the nvidia-fs kernel module to do direct I/O)",
+		files: []file{
+			headers("include"),
+			// cuFile's SONAMEs do not follow its 1.x version.
+			solib("lib/libcufile", soFixed("0")),
+			solib("lib/libcufile_rdma", soFixed("1")),
+			static("lib/libcufile_static.a"),
+			static("lib/libcufile_rdma_static.a"),
+		},
+	},
+	"libcudla": {
+		about: "cuDLA, the Jetson deep-learning accelerator's CUDA interface",
+		// The stub is confirmed for 13.x archives; inferred for 11.8 to 12.x.
+		files: []file{headers("include"), solib("lib/libcudla", soFixed("1")), stub("lib/stubs/libcudla.so")},
+	},
+
+	// --- Debuggers, profilers, sanitizers, demos: run beside the program ---
+
+	"cuda_gdb": {
+		about: "cuda-gdb",
+		files: []file{runTool("bin/cuda-gdb"), runTool("bin/cuda-gdbserver")},
+	},
+	"cuda_sanitizer_api": {
+		about: "compute-sanitizer and the Sanitizer API",
+		files: []file{runTool("bin/compute-sanitizer"), data("compute-sanitizer", sdk.Target)},
+	},
+	"cuda_memcheck": {about: "cuda-memcheck (through 11.8)", files: []file{runTool("bin/cuda-memcheck")}},
+	"cuda_nvprof": {
+		about: "nvprof and its injection libraries; on linux-sbsa only headers",
+		files: []file{
+			runTool("bin/nvprof").only(linuxX86, linuxPPC),
+			// libcuinj64.so.<major.minor> (libcuinj64.so.11.8, .12.2).
+			solib("lib/libcuinj64", soMajorMinor).only(linuxX86, linuxPPC),
+			solib("lib/libaccinj64", soMajorMinor).only(linuxX86, linuxPPC),
+			// The profiler API headers were here until cuda_profiler_api
+			// took them in 11.8; the sbsa archive (through 11.7) is headers
+			// only.
+			headers("include").only(linuxX86, linuxPPC).through("11.7"),
+			headers("include").only(linuxSBSA),
+		},
+		deps: []dep{edge("cuda_cupti").platforms(linuxX86, linuxPPC)},
+	},
+	"cuda_nvvp": {
+		about: "the NVIDIA Visual Profiler",
+		files: []file{runTool("bin/nvvp"), data("libnvvp", sdk.Target)},
+	},
+	"nsight_systems": {about: "Nsight Systems", files: []file{runTool("bin/nsys")}},
+	"nsight_compute": {
+		about:    "Nsight Compute",
+		unusable: []unusable{everywhere(reasonNsightCompute)},
+	},
+	"cuda_demo_suite": {
+		about: "prebuilt CUDA demos (deviceQuery, bandwidthTest...)",
+		// Where the toolkit installs them; inferred for the archives, which
+		// nixpkgs' scan shows without bin/.
+		files: []file{
+			runTool("extras/demo_suite/deviceQuery"),
+			runTool("extras/demo_suite/bandwidthTest"),
+			runTool("extras/demo_suite/busGrind"),
+			runTool("extras/demo_suite/vectorAdd"),
+		},
+	},
+
+	// --- Not build inputs ---
+
+	"cuda_documentation":        {about: "the CUDA documentation", unusable: []unusable{everywhere(reasonDocs)}},
+	"libnvvm_samples":           {about: "libNVVM samples (12.0, 12.1)", unusable: []unusable{everywhere(reasonSamples)}},
+	"cuda_nsight":               {about: "Nsight Eclipse Edition plugin", unusable: []unusable{everywhere(reasonIDE)}},
+	"nsight_vse":                {about: "Nsight Visual Studio Edition (Windows)", unusable: []unusable{everywhere(reasonIDE)}},
+	"visual_studio_integration": {about: "CUDA Visual Studio integration (Windows)", unusable: []unusable{everywhere(reasonIDE)}},
+	// Windows only (nvToolsExt64_1.dll): unusable through the Windows rule.
+	"nsight_nvtx": {about: "NVTX 2 for Windows (through 11.8)"},
+
+	// --- Driver and system side ---
+
+	"nvidia_driver":    {about: "the NVIDIA Linux driver", unusable: []unusable{everywhere(reasonDriver)}},
+	"driver_assistant": {about: "the NVIDIA driver installation assistant", unusable: []unusable{everywhere(reasonDriver)}},
+	"fabricmanager":    {about: "the NVSwitch fabric manager service", unusable: []unusable{everywhere(reasonDriverService)}},
+	"imex":             {about: "the IMEX (multi-node memory export) service", unusable: []unusable{everywhere(reasonDriverService)}},
+	"libnvidia_nscq":   {about: "NSCQ, the NVSwitch configuration and query library", unusable: []unusable{everywhere(reasonDriverService)}},
+	"libnvsdm":         {about: "NVSDM, the NVSwitch device monitoring library", unusable: []unusable{everywhere(reasonDriverService)}},
+	"nvidia_fs":        {about: "the GPUDirect Storage kernel module", unusable: []unusable{everywhere(reasonKernelModule)}},
+	"mft":              {about: "NVLink 5 switch firmware tools", unusable: []unusable{everywhere(reasonFabric)}},
+	"mft_autocomplete": {about: "shell completion for the NVLink 5 firmware tools", unusable: []unusable{everywhere(reasonFabric)}},
+	"mft_oem":          {about: "OEM NVLink 5 firmware tools", unusable: []unusable{everywhere(reasonFabric)}},
+	"nvlsm":            {about: "the NVLink subnet manager", unusable: []unusable{everywhere(reasonFabric)}},
+	"collectx_bringup": {about: "UFM telemetry CollectX", unusable: []unusable{everywhere(reasonFabric)}},
+}
