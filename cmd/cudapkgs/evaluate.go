@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,8 @@ type configFlags struct {
 	targets       []string
 	pins          []string
 	mirrors       []string
+	plugins       []string
+	pluginTimeout time.Duration
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
@@ -42,6 +45,8 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	fl.StringSliceVar(&f.targets, "platform", nil, "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64 (default: linux-x86_64,linux-sbsa,linux-jetson)")
 	fl.StringArrayVar(&f.pins, "pin", nil, "pin a product's release: cudnn=8.9, or for one CUDA version cudnn@12.2=8.9 (repeatable)")
 	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, in order)")
+	fl.StringArrayVar(&f.plugins, "plugin", nil, "third-party fixup plugin: PATH=SHA256 of its binary (repeatable); one that claims a built-in product replaces the built-in for it")
+	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of every plugin call")
 	return f
 }
 
@@ -72,15 +77,19 @@ func (f *configFlags) Apply(o *config.Options) error {
 	if ch("mirror") {
 		o.Mirrors = f.mirrors
 	}
+	if ch("plugin") {
+		o.Plugins = f.plugins
+	}
 	return nil
 }
 
 // evaluated is what query and eval work from: one collection, one frozen
 // configuration.
 type evaluated struct {
-	coll     *manifest.Collection
-	cfg      *config.Config
-	products []pkgset.Product
+	coll          *manifest.Collection
+	cfg           *config.Config
+	products      []pkgset.Product
+	pluginTimeout time.Duration
 }
 
 func (a *app) evaluate(f *configFlags) (*evaluated, error) {
@@ -118,11 +127,27 @@ func (a *app) evaluate(f *configFlags) (*evaluated, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &evaluated{coll: coll, cfg: cfg, products: products}, nil
+	if f.pluginTimeout <= 0 {
+		return nil, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
+	}
+	return &evaluated{coll: coll, cfg: cfg, products: products, pluginTimeout: f.pluginTimeout}, nil
 }
 
-func (e *evaluated) sets(ctx context.Context) ([]*pkgset.Set, error) {
-	return pkgset.Build(ctx, e.cfg, e.coll, e.products)
+// sets builds the package sets and runs the fixup plugins over them.
+func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
+	sets, err := pkgset.Build(ctx, e.cfg, e.coll, e.products)
+	if err != nil {
+		return nil, err
+	}
+	h, err := a.startPlugins(ctx, e.cfg, e.pluginTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	if err := h.Apply(ctx, e.cfg, sets); err != nil {
+		return nil, err
+	}
+	return sets, nil
 }
 
 func productNames(ps []pkgset.Product) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script")
@@ -19,6 +20,11 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 // TestMain lets the scripts run the real command as a subprocess: "exec
 // cudapkgs ..." in a script starts this test binary as cudapkgs.
 func TestMain(m *testing.M) {
+	// Tests that call run() in process start the built-in plugins as this
+	// test binary ("cudapkgs.test plugin serve redist"): serve them.
+	if os.Getenv(sdk.Handshake().MagicCookieKey) != "" && len(os.Args) > 2 && os.Args[1] == "plugin" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, false))
+	}
 	testscript.Main(m, map[string]func(){
 		"cudapkgs": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, false)) },
 	})

@@ -44,7 +44,7 @@ package, its product, version and, per target platform, the archive that serves 
 		if err != nil {
 			return err
 		}
-		sets, err := e.sets(cmd.Context())
+		sets, err := a.sets(cmd.Context(), e)
 		if err != nil {
 			return err
 		}
@@ -97,13 +97,30 @@ type jsonArchive struct {
 }
 
 type jsonPackage struct {
-	Product     string                 `json:"product"`
-	Manifest    string                 `json:"manifest_name"`
-	Release     string                 `json:"release,omitempty"`
-	Version     string                 `json:"version,omitempty"`
-	License     string                 `json:"license,omitempty"`
-	Platforms   map[string]jsonArchive `json:"platforms"`
-	Unavailable map[string][]string    `json:"unavailable"`
+	Product     string                           `json:"product"`
+	Manifest    string                           `json:"manifest_name"`
+	Release     string                           `json:"release,omitempty"`
+	Version     string                           `json:"version,omitempty"`
+	License     string                           `json:"license,omitempty"`
+	Role        string                           `json:"role"`
+	Deps        []jsonDep                        `json:"deps"`
+	Platforms   map[string]jsonArchive           `json:"platforms"`
+	Files       map[string]map[string][]jsonFile `json:"files"`
+	Unavailable map[string][]string              `json:"unavailable"`
+}
+
+type jsonDep struct {
+	Name      string   `json:"name"`
+	Runtime   bool     `json:"runtime,omitempty"`
+	Since     string   `json:"since,omitempty"`
+	Until     string   `json:"until,omitempty"`
+	Platforms []string `json:"platforms,omitempty"`
+}
+
+type jsonFile struct {
+	Path   string `json:"path"`
+	Role   string `json:"role"`
+	SONAME string `json:"soname,omitempty"`
 }
 
 type jsonSet struct {
@@ -123,8 +140,18 @@ func writeJSON(w io.Writer, sets []*pkgset.Set) error {
 			js.Releases[p] = v.String()
 		}
 		for _, p := range s.Packages {
-			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License,
-				Platforms: map[string]jsonArchive{}, Unavailable: p.Unavailable}
+			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Deps: []jsonDep{},
+				Platforms: map[string]jsonArchive{}, Files: map[string]map[string][]jsonFile{}, Unavailable: p.Unavailable}
+			for _, d := range p.Deps {
+				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+			}
+			for plat, files := range p.Files {
+				byKind := map[string][]jsonFile{}
+				for _, f := range files {
+					byKind[f.Kind] = append(byKind[f.Kind], jsonFile{Path: f.Path, Role: f.Role, SONAME: f.SONAME})
+				}
+				jp.Files[plat] = byKind
+			}
 			if !p.Release.IsZero() {
 				jp.Release, jp.Version = p.Release.String(), p.Version.String()
 			}
@@ -165,12 +192,15 @@ func writeText(w io.Writer, sets []*pkgset.Set) error {
 		sort.Strings(rel)
 		fmt.Fprintf(tw, "CUDA %s\t(%s)\n", s.CUDA, strings.Join(rel, "; "))
 		for _, p := range s.Packages {
-			names := make([]string, 0, len(p.Platforms)+len(p.Unavailable))
-			for n := range p.Platforms {
-				names = append(names, n)
-			}
-			for n := range p.Unavailable {
-				names = append(names, n)
+			seen := map[string]bool{}
+			var names []string
+			for _, m := range []map[string][]string{p.Unavailable, platformSet(p)} {
+				for n := range m {
+					if !seen[n] {
+						seen[n] = true
+						names = append(names, n)
+					}
+				}
 			}
 			sort.Strings(names)
 			ver := p.Version.String()
@@ -178,17 +208,30 @@ func writeText(w io.Writer, sets []*pkgset.Set) error {
 				ver = "-"
 			}
 			for _, n := range names {
-				if a, ok := p.Platforms[n]; ok {
+				a, has := p.Platforms[n]
+				reasons := p.Unavailable[n]
+				switch {
+				case has && len(reasons) == 0:
 					variant := a.Variant
 					if variant == "" {
 						variant = "-"
 					}
 					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, ver, n, variant, a.SHA256[:12], a.URLs[len(a.URLs)-1])
-					continue
+				case has:
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t-\tunusable\t%s\n", p.Name, ver, n, strings.Join(reasons, "; "))
+				default:
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t-\tunavailable\t%s\n", p.Name, ver, n, strings.Join(reasons, "; "))
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t-\tunavailable\t%s\n", p.Name, ver, n, strings.Join(p.Unavailable[n], "; "))
 			}
 		}
 	}
 	return tw.Flush()
+}
+
+func platformSet(p *pkgset.Package) map[string][]string {
+	m := map[string][]string{}
+	for n := range p.Platforms {
+		m[n] = nil
+	}
+	return m
 }

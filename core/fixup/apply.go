@@ -222,7 +222,8 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result) {
 		var all []sdk.File
 		for plat, res := range pr.Platforms {
 			if len(res.Unusable) > 0 {
-				delete(p.Platforms, plat)
+				// The archive stays listed (it exists, with its sha256);
+				// the reasons say why it cannot be used.
 				for _, u := range res.Unusable {
 					if !slices.Contains(p.Unavailable[plat], u) {
 						p.Unavailable[plat] = append(p.Unavailable[plat], u)

@@ -40,7 +40,8 @@ type Package struct {
 	// Platforms maps a target platform name to the archive that serves it.
 	Platforms map[string]Archive
 	// Unavailable maps a target platform name to why nothing serves it, or
-	// why what serves it cannot be used (the plugins' reasons).
+	// why what serves it cannot be used (the plugins' reasons; the archive
+	// then stays in Platforms, so a platform can have both).
 	Unavailable map[string][]string
 	// Filled by the fixup stage (nil before it):
 	// Files per target platform, by what they are and which machine they

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+var benchTargets = []string{"linux-x86_64", "linux-sbsa", "linux-jetson", "linux-ppc64le", "windows-x86_64"}
+
+// benchSets loads every manifest and builds every set, for all platforms.
+func benchSets(b *testing.B) (*config.Config, *manifest.Collection, func() []*pkgset.Set) {
+	b.Helper()
+	coll, err := manifest.LoadDir(shared.Manifests(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	avail := config.Available{Toolkit: "cuda", Releases: map[string][]version.Version{}}
+	for _, p := range catalog.Products() {
+		for _, m := range coll.Releases(p.Name) {
+			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
+		}
+	}
+	cfg, err := config.Evaluate(avail, config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	build := func() []*pkgset.Set {
+		sets, err := pkgset.Build(context.Background(), cfg, coll, catalog.Products())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return sets
+	}
+	return cfg, coll, build
+}
+
+func builtinSpecs(b *testing.B) []fixup.Spec {
+	specs, err := pluginSpecs(&config.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return specs
+}
+
+func builtinFixers() []sdk.Fixer {
+	var fs []sdk.Fixer
+	for _, n := range builtinNames() {
+		fs = append(fs, builtins()[n]())
+	}
+	return fs
+}
+
+// BenchmarkPluginStart starts the four built-in plugins (processes,
+// handshakes, Describe) and stops them.
+func BenchmarkPluginStart(b *testing.B) {
+	specs := builtinSpecs(b)
+	for b.Loop() {
+		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	}
+}
+
+// BenchmarkRoundTrip is one Fixup call through gRPC: the cuDNN batch of
+// CUDA 12.4.1 (its 25 packages on five platforms).
+func BenchmarkRoundTrip(b *testing.B) {
+	cfg, _, build := benchSets(b)
+	var batch *sdk.Batch
+	for _, s := range build() {
+		if s.CUDA.String() == "12.4.1" {
+			for _, bb := range fixup.Batches(cfg, s) {
+				if bb.Product == "cudnn" {
+					batch = bb
+				}
+			}
+		}
+	}
+	specs := builtinSpecs(b)
+	h, err := fixup.Start(context.Background(), specs, fixup.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	for b.Loop() {
+		if _, err := h.Call(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFixupStageGRPC is the whole fixup stage for every set of every
+// CUDA version through the plugins' processes (started once, outside the
+// loop, as in a run).
+func BenchmarkFixupStageGRPC(b *testing.B) {
+	cfg, _, build := benchSets(b)
+	h, err := fixup.Start(context.Background(), builtinSpecs(b), fixup.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	for b.Loop() {
+		b.StopTimer()
+		sets := build()
+		b.StartTimer()
+		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFixupStageInProcess is the same stage with the same fixers called
+// in process: what the gRPC boundary costs is the difference.
+func BenchmarkFixupStageInProcess(b *testing.B) {
+	cfg, _, build := benchSets(b)
+	h := fixup.InProcess(fixup.Options{}, builtinFixers()...)
+	for b.Loop() {
+		b.StopTimer()
+		sets := build()
+		b.StartTimer()
+		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPipeline is stages 1 to 4 as a run does them: load every
+// manifest, evaluate, build every set, start the plugins, fix every set.
+func BenchmarkPipeline(b *testing.B) {
+	dir := shared.Manifests(b)
+	specs := builtinSpecs(b)
+	for b.Loop() {
+		coll, err := manifest.LoadDir(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		avail := config.Available{Toolkit: "cuda", Releases: map[string][]version.Version{}}
+		for _, p := range catalog.Products() {
+			for _, m := range coll.Releases(p.Name) {
+				avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
+			}
+		}
+		cfg, err := config.Evaluate(avail, config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sets, err := pkgset.Build(context.Background(), cfg, coll, catalog.Products())
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	}
+}

@@ -1,0 +1,268 @@
+package cudnn
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// New returns the cuDNN plugin.
+func New() sdk.Fixer { return fixer{} }
+
+type fixer struct{}
+
+func (fixer) Describe() sdk.Description {
+	return sdk.Description{Name: "cudnn", Products: []string{"cudnn"}}
+}
+
+// Fixup answers for every package of the batch. Packages this plugin does not
+// know (a release that adds one) keep their archives but are unusable, with
+// a reason, rather than failing the whole run.
+func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if b.Product != "cudnn" {
+		return nil, fmt.Errorf("batch is for product %q; the cudnn plugin fixes cudnn", b.Product)
+	}
+	out := &sdk.Result{}
+	for _, p := range b.Packages {
+		r, err := fixPackage(b, p)
+		if err != nil {
+			return nil, fmt.Errorf("package %s (%s %s): %w", p.Name, p.Manifest, p.Version, err)
+		}
+		out.Packages = append(out.Packages, r)
+	}
+	return out, nil
+}
+
+// Package names of the cuDNN manifests.
+const (
+	pkgCudnn   = "cudnn"
+	pkgJIT     = "cudnn_jit"
+	pkgSamples = "cudnn_samples"
+)
+
+// known reports whether the plugin describes a manifest package.
+func known(manifest string) bool {
+	switch manifest {
+	case pkgCudnn, pkgJIT, pkgSamples:
+		return true
+	}
+	return false
+}
+
+func fixPackage(b *sdk.Batch, p sdk.Package) (sdk.PackageResult, error) {
+	r := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
+	rel, err := parseVer(p.Release)
+	if err != nil {
+		return r, fmt.Errorf("release: %w", err)
+	}
+	if !known(p.Manifest) {
+		for _, a := range p.Archives {
+			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
+				"the cudnn plugin does not know package %s (new in cuDNN %s?): its files and dependencies are not described",
+				p.Manifest, p.Release)}}
+		}
+		return r, nil
+	}
+	if _, ok := sublibs[rel.major()]; !ok {
+		for _, a := range p.Archives {
+			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
+				"the cudnn plugin describes cuDNN 8 and 9, not cuDNN %s: its files and dependencies are not described", p.Release)}}
+		}
+		return r, nil
+	}
+	set := indexSet(b.SetPackages)
+	r.Deps = deps(p.Manifest, rel, set)
+	for _, a := range p.Archives {
+		pr := sdk.PlatformResult{}
+		switch p.Manifest {
+		case pkgCudnn:
+			pr.Files = libraryFiles(rel)
+			pr.Unusable = capabilityReasons(rel, b.Config.Capabilities[a.Platform], set)
+		case pkgJIT:
+			pr.Files = jitFiles(rel)
+			pr.Unusable = jitReasons(rel, b.Config.Capabilities[a.Platform])
+		case pkgSamples:
+			pr.Files = []sdk.File{{Path: fmt.Sprintf("src/cudnn_samples_v%d", rel.major()), Kind: sdk.Data, Role: sdk.Target}}
+		}
+		if windows(a.Platform) {
+			// As the redist plugin: no Windows file is claimed (doc.go
+			// keeps what is known of the layout for when there is).
+			pr = sdk.PlatformResult{Unusable: append([]string{reasonWindows}, pr.Unusable...)}
+		}
+		r.Platforms[a.Platform] = pr
+	}
+	return r, nil
+}
+
+// reasonWindows is the redist plugin's reason, word for word, so that every
+// product says the same about Windows.
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
+
+func windows(platform string) bool { return strings.HasPrefix(platform, "windows-") }
+
+// libraryFiles lists the cudnn package's files: the headers, the libcudnn
+// shim and every sub-library by SONAME, and the static libraries.
+func libraryFiles(rel ver) []sdk.File {
+	return shimAndSubs(rel, subNames(rel), true)
+}
+
+// jitFiles lists cudnn_jit's files: GRAPH_JIT_ONLY works with the shared
+// libraries only. NVIDIA publishes it for Linux x86_64 and SBSA.
+func jitFiles(rel ver) []sdk.File {
+	return shimAndSubs(rel, jitSublibs, false)
+}
+
+func subNames(rel ver) []string {
+	var names []string
+	for _, s := range sublibs[rel.major()] {
+		if s.since.isZero() || !rel.less(s.since) {
+			names = append(names, s.name)
+		}
+	}
+	return names
+}
+
+func shimAndSubs(rel ver, subs []string, static bool) []sdk.File {
+	so := func(name string) sdk.File {
+		f := fmt.Sprintf("lib%s.so.%d", name, rel.major())
+		return sdk.File{Path: "lib/" + f, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: f}
+	}
+	files := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}, so("cudnn")}
+	for _, s := range subs {
+		files = append(files, so("cudnn_"+s))
+	}
+	if static {
+		for _, s := range subs {
+			files = append(files, sdk.File{Path: fmt.Sprintf("lib/libcudnn_%s_static.a", s), Kind: sdk.StaticLib, Role: sdk.Target})
+		}
+	}
+	return files
+}
+
+// deps: cuDNN opens cuBLASLt (shipped in libcublas) and NVRTC by name at run
+// time; its static libraries need cuBLASLt at link time, so libcublas is a
+// link edge and NVRTC a runtime one (doc.go has the details). cudnn_jit has
+// no legacy APIs and no precompiled engines, which are what use cuBLASLt.
+// The samples build against the cuDNN of their own release.
+func deps(manifest string, rel ver, set setIndex) []sdk.Dep {
+	var out []sdk.Dep
+	add := func(d sdk.Dep) {
+		if set.has(d.Package) {
+			out = append(out, d)
+		}
+	}
+	switch manifest {
+	case pkgCudnn:
+		add(sdk.Dep{Package: "libcublas"})
+		if !rel.less(nvrtcSince) {
+			add(sdk.Dep{Package: "cuda_nvrtc", Runtime: true})
+		}
+	case pkgJIT:
+		add(sdk.Dep{Package: "cuda_nvrtc", Runtime: true})
+	case pkgSamples:
+		if set.hasRelease(pkgCudnn, rel.trunc(2)) {
+			out = append(out, sdk.Dep{Package: pkgCudnn, Release: rel.trunc(2).String()})
+		}
+		add(sdk.Dep{Package: "cuda_cudart"})
+	}
+	return out
+}
+
+// capabilityReasons names the configured capabilities this cuDNN release no
+// longer serves, with the last release that does and, when the set has one,
+// the versioned package to use instead.
+func capabilityReasons(rel ver, caps []string, set setIndex) []string {
+	f := floorOf(rel)
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range caps {
+		cv, arch, ok := capability(c)
+		if !ok || !cv.less(f.min) {
+			continue
+		}
+		reason := fmt.Sprintf("capability %s (%s) is not supported by cuDNN %s: cuDNN %s dropped %s, it needs %s or newer; the last release supporting %s is cuDNN %s",
+			c, arch, rel, f.since, f.dropped, f.min, c, f.last)
+		if alt := set.newestServing(pkgCudnn, cv); alt != nil {
+			reason += fmt.Sprintf(" (this set has it as %s, cuDNN %s)", alt.Name, alt.Release)
+		}
+		out = append(out, reason)
+	}
+	return out
+}
+
+func jitReasons(rel ver, caps []string) []string {
+	var out []string
+	for _, c := range caps {
+		if cv, arch, ok := capability(c); ok && cv.less(jitMin) {
+			out = append(out, fmt.Sprintf("capability %s (%s) is not supported by cudnn_jit %s: the graph JIT configuration serves NVIDIA Ampere (%s) and newer; use the cudnn package",
+				c, arch, rel, jitMin))
+		}
+	}
+	return out
+}
+
+// floorOf is the capability floor of a cuDNN release, nil when none applies.
+func floorOf(rel ver) *floor {
+	for i := range floors {
+		if !rel.less(floors[i].since) {
+			return &floors[i]
+		}
+	}
+	return nil
+}
+
+// setIndex answers questions about the whole package set.
+type setIndex struct {
+	byManifest map[string][]sdk.SetPackage
+}
+
+func indexSet(all []sdk.SetPackage) setIndex {
+	s := setIndex{byManifest: map[string][]sdk.SetPackage{}}
+	for _, p := range all {
+		s.byManifest[p.Manifest] = append(s.byManifest[p.Manifest], p)
+	}
+	return s
+}
+
+func (s setIndex) has(manifest string) bool { return len(s.byManifest[manifest]) > 0 }
+
+func (s setIndex) hasRelease(manifest string, prefix ver) bool {
+	for _, p := range s.byManifest[manifest] {
+		if v, err := parseVer(p.Release); err == nil && v.hasPrefix(prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// newestServing returns the newest package of manifest in the set whose
+// release still serves capability c, or nil.
+func (s setIndex) newestServing(manifest string, c ver) *sdk.SetPackage {
+	cands := append([]sdk.SetPackage(nil), s.byManifest[manifest]...)
+	sort.SliceStable(cands, func(i, j int) bool {
+		vi, _ := parseVer(cands[i].Release)
+		vj, _ := parseVer(cands[j].Release)
+		if c := vi.cmp(vj); c != 0 {
+			return c > 0
+		}
+		return cands[i].Name > cands[j].Name // a versioned name before the default one
+	})
+	for i, p := range cands {
+		v, err := parseVer(p.Release)
+		if err != nil {
+			continue
+		}
+		if f := floorOf(v); f == nil || !c.less(f.min) {
+			return &cands[i]
+		}
+	}
+	return nil
+}

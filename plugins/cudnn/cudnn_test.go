@@ -1,0 +1,452 @@
+package cudnn
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
+)
+
+// cudaVersions are the toolkit releases the tests build sets for: both ends
+// of every CUDA major the manifests cover and the releases where cuDNN's
+// variants change.
+var cudaVersions = []string{"11.4.4", "11.8.0", "12.0.1", "12.2.2", "12.4.1", "12.6.3", "12.8.1", "12.9.0", "13.0.0"}
+
+// batches caches the default-capability batch of each CUDA version: building
+// one reads every manifest.
+var batches = map[string]*sdk.Batch{}
+
+func batch(t *testing.T, cuda string) *sdk.Batch {
+	t.Helper()
+	if b, ok := batches[cuda]; ok {
+		return b
+	}
+	b := fixuptest.Batch(t, "cudnn", cuda, nil)
+	batches[cuda] = b
+	return b
+}
+
+func fixup(t *testing.T, b *sdk.Batch) map[string]sdk.PackageResult {
+	t.Helper()
+	res, err := New().Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatalf("Fixup(CUDA %s): %v", b.CUDA, err)
+	}
+	if len(res.Packages) != len(b.Packages) {
+		t.Fatalf("Fixup(CUDA %s) answered %d packages for %d", b.CUDA, len(res.Packages), len(b.Packages))
+	}
+	out := map[string]sdk.PackageResult{}
+	for _, r := range res.Packages {
+		out[r.Name] = r
+	}
+	return out
+}
+
+func TestDescribe(t *testing.T) {
+	d := New().Describe()
+	if d.Name != "cudnn" || !slices.Equal(d.Products, []string{"cudnn"}) {
+		t.Errorf("Describe() = %+v", d)
+	}
+}
+
+// TestEveryManifestPackageKnown reads every cuDNN manifest and fails on a
+// package the plugin does not describe.
+func TestEveryManifestPackageKnown(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), "cudnn", "redistrib_*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cuDNN manifests: %v", err)
+	}
+	for _, f := range files {
+		for _, name := range manifestPackages(t, f) {
+			if !known(name) {
+				t.Errorf("%s: package %s is not known to the cudnn plugin", filepath.Base(f), name)
+			}
+		}
+	}
+}
+
+// manifestPackages returns the package names of a redistrib manifest: the
+// top-level keys whose value is an object.
+func manifestPackages(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var out []string
+	for k, v := range top {
+		if strings.HasPrefix(strings.TrimSpace(string(v)), "{") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
+
+// TestAllSets answers every cuDNN batch of every CUDA version and checks the
+// answer's shape: every package and archive answered, known, with files of
+// safe relative paths, shared libraries by SONAME, deps only on packages of
+// the set.
+func TestAllSets(t *testing.T) {
+	for _, cuda := range cudaVersions {
+		b := batch(t, cuda)
+		inSet := map[string]bool{}
+		for _, p := range b.SetPackages {
+			inSet[p.Manifest] = true
+		}
+		res := fixup(t, b)
+		for _, p := range b.Packages {
+			r, ok := res[p.Name]
+			if !ok {
+				t.Errorf("CUDA %s: no answer for %s", cuda, p.Name)
+				continue
+			}
+			for _, d := range r.Deps {
+				if !inSet[d.Package] {
+					t.Errorf("CUDA %s: %s depends on %s, which the set does not have", cuda, p.Name, d.Package)
+				}
+			}
+			for _, a := range p.Archives {
+				pr, ok := r.Platforms[a.Platform]
+				if !ok {
+					t.Errorf("CUDA %s: %s: no answer for %s", cuda, p.Name, a.Platform)
+					continue
+				}
+				switch {
+				case a.Platform == "windows-x86_64":
+					if len(pr.Files) > 0 || len(pr.Unusable) == 0 || pr.Unusable[0] != reasonWindows {
+						t.Errorf("CUDA %s: %s on Windows: %+v, want no files and %q first", cuda, p.Name, pr, reasonWindows)
+					}
+				case len(pr.Files) == 0:
+					t.Errorf("CUDA %s: %s on %s: no files (unusable: %q)", cuda, p.Name, a.Platform, pr.Unusable)
+				}
+				for _, u := range pr.Unusable {
+					if strings.Contains(u, "does not know") {
+						t.Errorf("CUDA %s: %s on %s: %s", cuda, p.Name, a.Platform, u)
+					}
+				}
+				checkFiles(t, p.Name+" on "+a.Platform, pr.Files)
+			}
+			for plat := range r.Platforms {
+				if !slices.ContainsFunc(p.Archives, func(a sdk.Archive) bool { return a.Platform == plat }) {
+					t.Errorf("CUDA %s: %s: answer for %s, which has no archive", cuda, p.Name, plat)
+				}
+			}
+		}
+	}
+}
+
+func checkFiles(t *testing.T, what string, files []sdk.File) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, f := range files {
+		if !safePath.MatchString(f.Path) || slices.Contains(strings.Split(f.Path, "/"), "..") {
+			t.Errorf("%s: unsafe path %q", what, f.Path)
+		}
+		if seen[f.Path] {
+			t.Errorf("%s: %s listed twice", what, f.Path)
+		}
+		seen[f.Path] = true
+		if (f.Kind == sdk.SharedLib) != (f.SONAME != "") || (f.SONAME != "" && !strings.HasSuffix(f.Path, "/"+f.SONAME)) {
+			t.Errorf("%s: %s: kind %s with SONAME %q", what, f.Path, f.Kind, f.SONAME)
+		}
+		if f.Role != sdk.Target {
+			t.Errorf("%s: %s: role %s, want target", what, f.Path, f.Role)
+		}
+	}
+}
+
+// find returns the package of the batch with the given set name.
+func find(t *testing.T, b *sdk.Batch, name string) sdk.Package {
+	t.Helper()
+	for _, p := range b.Packages {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("CUDA %s: no package %s in the batch", b.CUDA, name)
+	return sdk.Package{}
+}
+
+func paths(files []sdk.File, kind sdk.Kind) []string {
+	var out []string
+	for _, f := range files {
+		if f.Kind == kind {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+func TestFiles(t *testing.T) {
+	b12, b13 := batch(t, "12.4.1"), batch(t, "13.0.0")
+	res12, res13 := fixup(t, b12), fixup(t, b13)
+	tests := []struct {
+		res            map[string]sdk.PackageResult
+		pkg, platform  string
+		shared, static []string
+		headers        []string
+	}{
+		{res12, "cudnn_8_9", "linux-x86_64",
+			[]string{"lib/libcudnn.so.8", "lib/libcudnn_ops_infer.so.8", "lib/libcudnn_ops_train.so.8",
+				"lib/libcudnn_cnn_infer.so.8", "lib/libcudnn_cnn_train.so.8", "lib/libcudnn_adv_infer.so.8", "lib/libcudnn_adv_train.so.8"},
+			[]string{"lib/libcudnn_ops_infer_static.a", "lib/libcudnn_ops_train_static.a", "lib/libcudnn_cnn_infer_static.a",
+				"lib/libcudnn_cnn_train_static.a", "lib/libcudnn_adv_infer_static.a", "lib/libcudnn_adv_train_static.a"},
+			[]string{"include"}},
+		{res13, "cudnn", "linux-sbsa",
+			[]string{"lib/libcudnn.so.9", "lib/libcudnn_graph.so.9", "lib/libcudnn_engines_precompiled.so.9",
+				"lib/libcudnn_engines_runtime_compiled.so.9", "lib/libcudnn_heuristic.so.9",
+				"lib/libcudnn_ops.so.9", "lib/libcudnn_cnn.so.9", "lib/libcudnn_adv.so.9"},
+			[]string{"lib/libcudnn_graph_static.a", "lib/libcudnn_engines_precompiled_static.a",
+				"lib/libcudnn_engines_runtime_compiled_static.a", "lib/libcudnn_heuristic_static.a",
+				"lib/libcudnn_ops_static.a", "lib/libcudnn_cnn_static.a", "lib/libcudnn_adv_static.a"},
+			[]string{"include"}},
+		{res12, "cudnn_9_0", "linux-jetson",
+			[]string{"lib/libcudnn.so.9", "lib/libcudnn_graph.so.9", "lib/libcudnn_engines_precompiled.so.9",
+				"lib/libcudnn_engines_runtime_compiled.so.9", "lib/libcudnn_heuristic.so.9",
+				"lib/libcudnn_ops.so.9", "lib/libcudnn_cnn.so.9", "lib/libcudnn_adv.so.9"},
+			[]string{"lib/libcudnn_graph_static.a", "lib/libcudnn_engines_precompiled_static.a",
+				"lib/libcudnn_engines_runtime_compiled_static.a", "lib/libcudnn_heuristic_static.a",
+				"lib/libcudnn_ops_static.a", "lib/libcudnn_cnn_static.a", "lib/libcudnn_adv_static.a"},
+			[]string{"include"}},
+		{res13, "cudnn_jit", "linux-x86_64",
+			[]string{"lib/libcudnn.so.9", "lib/libcudnn_graph.so.9", "lib/libcudnn_engines_runtime_compiled.so.9"},
+			nil,
+			[]string{"include"}},
+	}
+	for _, tt := range tests {
+		pr := tt.res[tt.pkg].Platforms[tt.platform]
+		if d := cmp.Diff(tt.shared, paths(pr.Files, sdk.SharedLib)); d != "" {
+			t.Errorf("%s on %s: shared libraries (-want +got):\n%s", tt.pkg, tt.platform, d)
+		}
+		if d := cmp.Diff(tt.static, paths(pr.Files, sdk.StaticLib)); d != "" {
+			t.Errorf("%s on %s: static libraries (-want +got):\n%s", tt.pkg, tt.platform, d)
+		}
+		if d := cmp.Diff(tt.headers, paths(pr.Files, sdk.Headers)); d != "" {
+			t.Errorf("%s on %s: headers (-want +got):\n%s", tt.pkg, tt.platform, d)
+		}
+	}
+
+	// Samples: sources as data, per platform in cuDNN 8, one source archive in 9.
+	want := map[string]string{"cudnn_samples_8_9": "src/cudnn_samples_v8", "cudnn_samples": "src/cudnn_samples_v9"}
+	for name, dir := range want {
+		p := find(t, b12, name)
+		for _, a := range p.Archives {
+			if a.Platform == "windows-x86_64" {
+				continue
+			}
+			got := res12[name].Platforms[a.Platform].Files
+			if d := cmp.Diff([]sdk.File{{Path: dir, Kind: sdk.Data, Role: sdk.Target}}, got); d != "" {
+				t.Errorf("%s on %s (key %s): files (-want +got):\n%s", name, a.Platform, a.Key, d)
+			}
+		}
+	}
+	if p := find(t, b12, "cudnn_samples"); !slices.ContainsFunc(p.Archives, func(a sdk.Archive) bool { return a.Key == "source" }) {
+		t.Errorf("cudnn_samples 9.x should be served by its source archive: %+v", p.Archives)
+	}
+}
+
+// TestTensorIRFrom921 checks the version-dependent sub-library list on a
+// release no manifest here has.
+func TestTensorIRFrom921(t *testing.T) {
+	b := &sdk.Batch{Product: "cudnn", CUDA: "13.0.0", Packages: []sdk.Package{
+		{Name: "cudnn", Manifest: "cudnn", Release: "9.21.0", Version: "9.21.0.1",
+			Archives: []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64", Variant: "cuda13"}}},
+		{Name: "cudnn_9_20", Manifest: "cudnn", Release: "9.20.0", Version: "9.20.0.1",
+			Archives: []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64", Variant: "cuda13"}}},
+	}}
+	res := fixup(t, b)
+	has := func(name string) bool {
+		return slices.Contains(paths(res[name].Platforms["linux-x86_64"].Files, sdk.SharedLib), "lib/libcudnn_engines_tensor_ir.so.9")
+	}
+	if !has("cudnn") || has("cudnn_9_20") {
+		t.Errorf("libcudnn_engines_tensor_ir.so.9: in 9.21 %v (want true), in 9.20 %v (want false)", has("cudnn"), has("cudnn_9_20"))
+	}
+}
+
+func TestDeps(t *testing.T) {
+	for _, cuda := range []string{"11.8.0", "12.4.1", "13.0.0"} {
+		b := batch(t, cuda)
+		res := fixup(t, b)
+		want := []sdk.Dep{{Package: "libcublas"}, {Package: "cuda_nvrtc", Runtime: true}}
+		for _, p := range b.Packages {
+			var w []sdk.Dep
+			switch p.Manifest {
+			case pkgCudnn:
+				w = want
+			case pkgJIT:
+				w = []sdk.Dep{{Package: "cuda_nvrtc", Runtime: true}}
+			case pkgSamples:
+				w = []sdk.Dep{{Package: "cudnn", Release: majorMinor(p.Release)}, {Package: "cuda_cudart"}}
+			}
+			if d := cmp.Diff(w, res[p.Name].Deps); d != "" {
+				t.Errorf("CUDA %s: %s (%s): deps (-want +got):\n%s", cuda, p.Name, p.Release, d)
+			}
+		}
+	}
+}
+
+func majorMinor(release string) string {
+	parts := strings.SplitN(release, ".", 3)
+	return parts[0] + "." + parts[1]
+}
+
+func TestUnusable(t *testing.T) {
+	tests := []struct {
+		name          string
+		cuda          string
+		caps          []string
+		pkg, platform string
+		want          []string // substrings of the one reason expected
+	}{
+		{"Kepler on cuDNN 8.9", "11.8.0", []string{"3.5", "8.0"}, "cudnn_8_9", "linux-x86_64",
+			[]string{"capability 3.5 (Kepler)", "cuDNN 8.9.7", "cuDNN 8.8 dropped Kepler", "needs 5.0 or newer", "last release supporting 3.5 is cuDNN 8.7", "cudnn_8_7, cuDNN 8.7.0"}},
+		{"Kepler on cuDNN 9", "11.8.0", []string{"3.7"}, "cudnn", "linux-x86_64",
+			[]string{"capability 3.7 (Kepler)", "cuDNN 9.7.1", "cuDNN 8.7", "cudnn_8_7"}},
+		{"Pascal on cuDNN 9.12", "12.8.1", []string{"6.1", "9.0"}, "cudnn", "linux-x86_64",
+			[]string{"capability 6.1 (Pascal)", "cuDNN 9.12.0", "cuDNN 9.11 dropped Maxwell, Pascal and Volta", "needs 7.5 or newer", "last release supporting 6.1 is cuDNN 9.10", "cudnn_9_7, cuDNN 9.7.1"}},
+		{"Xavier on cuDNN 9.12", "12.2.2", []string{"7.2"}, "cudnn", "linux-jetson",
+			[]string{"capability 7.2 (Volta)", "cuDNN 9.12.0", "cuDNN 9.10", "cudnn_9_7"}},
+		{"Turing on cudnn_jit", "13.0.0", []string{"7.5", "8.6"}, "cudnn_jit", "linux-x86_64",
+			[]string{"capability 7.5 (Turing)", "cudnn_jit 9.12.0", "Ampere (8.0) and newer"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := fixuptest.Batch(t, "cudnn", tt.cuda, nil, tt.caps...)
+			res := fixup(t, b)
+			got := res[tt.pkg].Platforms[tt.platform].Unusable
+			if len(got) != 1 {
+				t.Fatalf("%s on %s: unusable %q, want one reason", tt.pkg, tt.platform, got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("reason %q lacks %q", got[0], w)
+				}
+			}
+		})
+	}
+
+	// The same sets stay usable where the release still serves the GPUs.
+	b := fixuptest.Batch(t, "cudnn", "12.8.1", nil, "6.1", "9.0")
+	res := fixup(t, b)
+	for _, name := range []string{"cudnn_9_7", "cudnn_8_9", "cudnn_samples"} {
+		for plat, pr := range res[name].Platforms {
+			if len(pr.Unusable) > 0 && plat != "windows-x86_64" {
+				t.Errorf("%s on %s: unusable %q", name, plat, pr.Unusable)
+			}
+		}
+	}
+	// The default capabilities of CUDA 12.0 to 12.4 still include Pascal and
+	// Volta (nixpkgs' defaults), which the default cuDNN 9.12 no longer
+	// serves, and every default set has Turing, which cudnn_jit does not
+	// serve: those are the only reasons the default sets may carry.
+	for _, cuda := range cudaVersions {
+		for name, r := range fixup(t, batch(t, cuda)) {
+			for plat, pr := range r.Platforms {
+				for _, u := range pr.Unusable {
+					if u == reasonWindows {
+						continue
+					}
+					if strings.HasPrefix(name, pkgJIT) && strings.Contains(u, "serves NVIDIA Ampere (8.0) and newer") {
+						continue
+					}
+					if !strings.Contains(u, "is not supported by cuDNN 9.12.0") || !strings.Contains(u, "(this set has it as cudnn_9_7, cuDNN 9.7.1)") {
+						t.Errorf("CUDA %s default capabilities: %s on %s unusable: %q", cuda, name, plat, u)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestUnknownPackageOrMajor(t *testing.T) {
+	b := &sdk.Batch{Product: "cudnn", CUDA: "12.8.1", Packages: []sdk.Package{
+		{Name: "cudnn_frontend", Manifest: "cudnn_frontend", Release: "9.13.0", Version: "9.13.0.1",
+			Archives: []sdk.Archive{{Platform: "linux-x86_64"}}},
+		{Name: "cudnn_10_0", Manifest: "cudnn", Release: "10.0.0", Version: "10.0.0.1",
+			Archives: []sdk.Archive{{Platform: "linux-x86_64"}}},
+	}}
+	res := fixup(t, b)
+	for name, want := range map[string]string{
+		"cudnn_frontend": "does not know package cudnn_frontend (new in cuDNN 9.13.0?)",
+		"cudnn_10_0":     "describes cuDNN 8 and 9, not cuDNN 10.0.0",
+	} {
+		pr := res[name].Platforms["linux-x86_64"]
+		if len(pr.Unusable) != 1 || !strings.Contains(pr.Unusable[0], want) || len(pr.Files) != 0 || len(res[name].Deps) != 0 {
+			t.Errorf("%s: %+v, want only a reason with %q", name, res[name], want)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	_, err := New().Fixup(context.Background(), &sdk.Batch{Product: "cudnn", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "cudnn", Manifest: "cudnn", Release: "nine"}}})
+	if err == nil || !strings.Contains(err.Error(), "package cudnn") {
+		t.Errorf("release \"nine\": error %v, want one naming the package", err)
+	}
+	if _, err := New().Fixup(context.Background(), &sdk.Batch{Product: "cuda", CUDA: "12.8.1"}); err == nil || !strings.Contains(err.Error(), `product "cuda"`) {
+		t.Errorf("a cuda batch: error %v, want one naming the product", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := New().Fixup(ctx, &sdk.Batch{Product: "cudnn"}); err == nil {
+		t.Error("a cancelled call answered")
+	}
+}
+
+// TestOverGRPC runs the plugin in-process over real gRPC and checks that the
+// answer survives the protocol unchanged.
+func TestOverGRPC(t *testing.T) {
+	b := batch(t, "12.8.1")
+	client := sdktest.Run(t, New())
+	d, err := client.Describe(context.Background())
+	if err != nil || d.Name != "cudnn" {
+		t.Fatalf("Describe over gRPC: %+v, %v", d, err)
+	}
+	got, err := client.Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := New().Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got, cmpEmpty); d != "" {
+		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
+	}
+}
+
+// cmpEmpty treats nil and empty slices and maps alike: protobuf does.
+var cmpEmpty = cmp.FilterValues(func(x, y any) bool {
+	return isEmpty(x) && isEmpty(y)
+}, cmp.Comparer(func(_, _ any) bool { return true }))
+
+func isEmpty(v any) bool {
+	switch v := v.(type) {
+	case []string:
+		return len(v) == 0
+	case []sdk.Dep:
+		return len(v) == 0
+	case []sdk.File:
+		return len(v) == 0
+	case map[string]sdk.PlatformResult:
+		return len(v) == 0
+	}
+	return false
+}

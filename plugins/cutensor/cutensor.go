@@ -1,0 +1,224 @@
+package cutensor
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// New returns the cuTENSOR plugin.
+func New() sdk.Fixer { return fixer{} }
+
+type fixer struct{}
+
+func (fixer) Describe() sdk.Description {
+	return sdk.Description{Name: "cutensor", Products: []string{"cutensor"}}
+}
+
+// Fixup answers for every package of the batch.
+func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if b.Product != "cutensor" {
+		return nil, fmt.Errorf("batch is for product %q; the cutensor plugin fixes cutensor", b.Product)
+	}
+	cuda, err := parseVer(b.CUDA)
+	if err != nil {
+		return nil, fmt.Errorf("batch CUDA version: %w", err)
+	}
+	set := indexSet(b.SetPackages)
+	out := &sdk.Result{}
+	for _, p := range b.Packages {
+		r, err := fixPackage(b, cuda, set, p)
+		if err != nil {
+			return nil, fmt.Errorf("package %s (%s %s): %w", p.Name, p.Manifest, p.Version, err)
+		}
+		out.Packages = append(out.Packages, r)
+	}
+	return out, nil
+}
+
+// pkgLib is the one package of every cuTENSOR manifest.
+const pkgLib = "libcutensor"
+
+func known(manifest string) bool { return manifest == pkgLib }
+
+func fixPackage(b *sdk.Batch, cuda ver, set setIndex, p sdk.Package) (sdk.PackageResult, error) {
+	r := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
+	rel, err := parseVer(p.Release)
+	if err != nil {
+		return r, fmt.Errorf("release: %w", err)
+	}
+	if !known(p.Manifest) {
+		for _, a := range p.Archives {
+			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
+				"the cutensor plugin does not know package %s (new in cuTENSOR %s?): its files and dependencies are not described",
+				p.Manifest, p.Release)}}
+		}
+		return r, nil
+	}
+	if rel.major() != 1 && rel.major() != 2 {
+		for _, a := range p.Archives {
+			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
+				"the cutensor plugin describes cuTENSOR 1 and 2, not cuTENSOR %s: its files and dependencies are not described", p.Release)}}
+		}
+		return r, nil
+	}
+	for _, d := range []string{"libcublas", "cuda_cudart"} {
+		if set.has(d) {
+			r.Deps = append(r.Deps, sdk.Dep{Package: d})
+		}
+	}
+	for _, a := range p.Archives {
+		dir, reason := libDir(rel, cuda, a.Variant)
+		if reason != "" {
+			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{reason}}
+			continue
+		}
+		pr := sdk.PlatformResult{
+			Files:    files(rel, dir),
+			Unusable: capabilityReasons(rel, b.Config.Capabilities[a.Platform], set),
+		}
+		if strings.HasPrefix(a.Platform, "windows-") {
+			// As the redist plugin: no Windows file is claimed (doc.go
+			// keeps what is known of the layout for when there is).
+			pr = sdk.PlatformResult{Unusable: append([]string{reasonWindows}, pr.Unusable...)}
+		}
+		r.Platforms[a.Platform] = pr
+	}
+	return r, nil
+}
+
+// reasonWindows is the redist plugin's reason, word for word, so that every
+// product says the same about Windows.
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
+
+// libDir is the folder of the archive that holds the libraries for a CUDA
+// version: lib/<cuda> in a flat (pre-2.3, variant-less) archive, lib in a
+// per-variant one. A flat archive without a folder for this CUDA major is
+// a reason, not a folder.
+func libDir(rel, cuda ver, variant string) (string, string) {
+	if variant != "" {
+		return "lib", ""
+	}
+	subs := flatSubdirs(rel)
+	if subs == nil {
+		return "", fmt.Sprintf("cuTENSOR %s ships one archive per CUDA major (cuda_variant), but this archive has no variant", rel)
+	}
+	want := strconv.Itoa(cuda.major())
+	if cuda.major() == 10 {
+		want = cuda.trunc(2).String() // lib/10.2: the CUDA 10 folders are per minor
+	}
+	for _, s := range subs {
+		if s == want {
+			return "lib/" + s, ""
+		}
+	}
+	return "", fmt.Sprintf("cuTENSOR %s's archive has lib/%s and no lib/%s for CUDA %s",
+		rel, strings.Join(subs, ", lib/"), want, cuda)
+}
+
+// flatSubdirs are the lib/<cuda> folders of a flat cuTENSOR archive, nil for
+// releases that ship one archive per CUDA major (2.3 on).
+func flatSubdirs(rel ver) []string {
+	switch {
+	case rel.major() == 1 && rel.minor() < 7:
+		return []string{"10.2", "11"}
+	case rel.major() == 1:
+		return []string{"10.2", "11", "12"}
+	case rel.major() == 2 && rel.minor() <= 2:
+		return []string{"11", "12"}
+	}
+	return nil
+}
+
+var (
+	mgSince = mustVer("1.4") // cuTENSORMg, the multi-GPU library
+	mpSince = mustVer("2.4") // cuTENSORMp, the multi-process library (beta)
+)
+
+// files lists the package's files: headers, libcutensor and libcutensorMg
+// (from 1.4) by SONAME and as static libraries, libcutensorMp (from 2.4,
+// shared only), with the libraries in dir.
+func files(rel ver, dir string) []sdk.File {
+	names := []string{"cutensor"}
+	if !rel.less(mgSince) {
+		names = append(names, "cutensorMg")
+	}
+	shared := names
+	if !rel.less(mpSince) {
+		shared = append(shared[:len(shared):len(shared)], "cutensorMp")
+	}
+	out := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
+	for _, n := range shared {
+		so := fmt.Sprintf("lib%s.so.%d", n, rel.major())
+		out = append(out, sdk.File{Path: dir + "/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so})
+	}
+	for _, n := range names {
+		out = append(out, sdk.File{Path: dir + "/lib" + n + "_static.a", Kind: sdk.StaticLib, Role: sdk.Target})
+	}
+	return out
+}
+
+// floorSince is the first cuTENSOR release that needs capability floorMin:
+// nixpkgs' libcutensor asserts 7.5 from 2.3.0, after NVIDIA's release notes.
+var (
+	floorSince = mustVer("2.3")
+	floorMin   = mustVer("7.5")
+)
+
+func capabilityReasons(rel ver, caps []string, set setIndex) []string {
+	if rel.less(floorSince) {
+		return nil
+	}
+	var out []string
+	for _, c := range caps {
+		cv, arch, ok := capability(c)
+		if !ok || !cv.less(floorMin) {
+			continue
+		}
+		reason := fmt.Sprintf("capability %s (%s) is not supported by cuTENSOR %s: cuTENSOR from %s needs %s or newer",
+			c, arch, rel, floorSince, floorMin)
+		if alt := set.newestBefore(pkgLib, floorSince); alt != nil {
+			reason += fmt.Sprintf("; %s (cuTENSOR %s) supports it", alt.Name, alt.Release)
+		}
+		out = append(out, reason)
+	}
+	return out
+}
+
+type setIndex map[string][]sdk.SetPackage
+
+func indexSet(all []sdk.SetPackage) setIndex {
+	s := setIndex{}
+	for _, p := range all {
+		s[p.Manifest] = append(s[p.Manifest], p)
+	}
+	return s
+}
+
+func (s setIndex) has(manifest string) bool { return len(s[manifest]) > 0 }
+
+// newestBefore returns the newest package of manifest in the set whose
+// release is older than limit (a versioned name before the default), or nil.
+func (s setIndex) newestBefore(manifest string, limit ver) *sdk.SetPackage {
+	var best *sdk.SetPackage
+	var bestV ver
+	cands := append([]sdk.SetPackage(nil), s[manifest]...)
+	sort.Slice(cands, func(i, j int) bool { return cands[i].Name > cands[j].Name })
+	for i, p := range cands {
+		v, err := parseVer(p.Release)
+		if err != nil || !v.less(limit) {
+			continue
+		}
+		if best == nil || bestV.less(v) {
+			best, bestV = &cands[i], v
+		}
+	}
+	return best
+}

@@ -1,0 +1,395 @@
+package cutensor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
+)
+
+var cudaVersions = []string{"11.4.4", "11.8.0", "12.0.1", "12.4.1", "12.6.3", "12.9.0", "13.0.0"}
+
+func fixup(t *testing.T, b *sdk.Batch) map[string]sdk.PackageResult {
+	t.Helper()
+	res, err := New().Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatalf("Fixup(CUDA %s): %v", b.CUDA, err)
+	}
+	if len(res.Packages) != len(b.Packages) {
+		t.Fatalf("Fixup(CUDA %s) answered %d packages for %d", b.CUDA, len(res.Packages), len(b.Packages))
+	}
+	out := map[string]sdk.PackageResult{}
+	for _, r := range res.Packages {
+		out[r.Name] = r
+	}
+	return out
+}
+
+func TestDescribe(t *testing.T) {
+	d := New().Describe()
+	if d.Name != "cutensor" || !slices.Equal(d.Products, []string{"cutensor"}) {
+		t.Errorf("Describe() = %+v", d)
+	}
+}
+
+func manifestFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), "cutensor", "redistrib_*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cuTENSOR manifests: %v", err)
+	}
+	return files
+}
+
+// readManifest returns a manifest's packages with their versions.
+func readManifest(t *testing.T, file string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	out := map[string]string{}
+	for k, v := range top {
+		var pkg struct{ Version string }
+		if strings.HasPrefix(strings.TrimSpace(string(v)), "{") && json.Unmarshal(v, &pkg) == nil {
+			out[k] = pkg.Version
+		}
+	}
+	return out
+}
+
+func TestEveryManifestPackageKnown(t *testing.T) {
+	for _, f := range manifestFiles(t) {
+		for name := range readManifest(t, f) {
+			if !known(name) {
+				t.Errorf("%s: package %s is not known to the cutensor plugin", filepath.Base(f), name)
+			}
+		}
+	}
+}
+
+// TestFlatFoldersMatchCatalog keeps this plugin's table of lib/<cuda>
+// folders equal to the one the catalog gives the package-set stage.
+func TestFlatFoldersMatchCatalog(t *testing.T) {
+	var flat func(version.Version) []version.Version
+	for _, p := range catalog.Products() {
+		if p.Name == "cutensor" {
+			flat = p.FlatCUDA
+		}
+	}
+	if flat == nil {
+		t.Fatal("the catalog has no cutensor FlatCUDA")
+	}
+	for _, f := range manifestFiles(t) {
+		rel := version.MustParse(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
+		var cat []string
+		for _, v := range flat(rel) {
+			cat = append(cat, v.String())
+		}
+		if d := cmp.Diff(cat, flatSubdirs(mustVer(rel.String()))); d != "" {
+			t.Errorf("cuTENSOR %s: lib/<cuda> folders (-catalog +plugin):\n%s", rel, d)
+		}
+	}
+}
+
+var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
+
+func TestAllSets(t *testing.T) {
+	for _, cuda := range cudaVersions {
+		b := fixuptest.Batch(t, "cutensor", cuda, nil)
+		res := fixup(t, b)
+		for _, p := range b.Packages {
+			r := res[p.Name]
+			if d := cmp.Diff([]sdk.Dep{{Package: "libcublas"}, {Package: "cuda_cudart"}}, r.Deps); d != "" {
+				t.Errorf("CUDA %s: %s deps (-want +got):\n%s", cuda, p.Name, d)
+			}
+			for _, a := range p.Archives {
+				pr, ok := r.Platforms[a.Platform]
+				windows := a.Platform == "windows-x86_64"
+				switch {
+				case !ok:
+					t.Errorf("CUDA %s: %s on %s: no answer", cuda, p.Name, a.Platform)
+				case windows && (len(pr.Files) > 0 || len(pr.Unusable) == 0 || pr.Unusable[0] != reasonWindows):
+					t.Errorf("CUDA %s: %s on Windows: %+v, want no files and %q first", cuda, p.Name, pr, reasonWindows)
+				case !windows && len(pr.Files) == 0:
+					t.Errorf("CUDA %s: %s on %s: no files (%+v)", cuda, p.Name, a.Platform, pr)
+				}
+				for _, u := range pr.Unusable {
+					if u != reasonWindows && !strings.Contains(u, "needs 7.5 or newer") {
+						t.Errorf("CUDA %s: %s on %s: unexpected reason %q", cuda, p.Name, a.Platform, u)
+					}
+				}
+				checkFiles(t, fmt.Sprintf("CUDA %s: %s on %s", cuda, p.Name, a.Platform), pr.Files)
+			}
+			if len(r.Platforms) != len(p.Archives) {
+				t.Errorf("CUDA %s: %s: %d platforms answered for %d archives", cuda, p.Name, len(r.Platforms), len(p.Archives))
+			}
+		}
+	}
+}
+
+func checkFiles(t *testing.T, what string, files []sdk.File) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, f := range files {
+		if !safePath.MatchString(f.Path) || slices.Contains(strings.Split(f.Path, "/"), "..") {
+			t.Errorf("%s: unsafe path %q", what, f.Path)
+		}
+		if seen[f.Path] {
+			t.Errorf("%s: %s listed twice", what, f.Path)
+		}
+		seen[f.Path] = true
+		if (f.Kind == sdk.SharedLib) != (f.SONAME != "") || (f.SONAME != "" && !strings.HasSuffix(f.Path, "/"+f.SONAME)) {
+			t.Errorf("%s: %s: kind %s with SONAME %q", what, f.Path, f.Kind, f.SONAME)
+		}
+		if f.Role != sdk.Target {
+			t.Errorf("%s: %s: role %s, want target", what, f.Path, f.Role)
+		}
+	}
+}
+
+func paths(files []sdk.File, kind sdk.Kind) []string {
+	var out []string
+	for _, f := range files {
+		if f.Kind == kind {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// TestFolders is the lib/<cuda major> choice on real sets.
+func TestFolders(t *testing.T) {
+	tests := []struct {
+		cuda, pkg, release, platform string
+		shared                       []string
+	}{
+		{"11.4.4", "libcutensor_1_3", "1.3.3", "linux-x86_64", []string{"lib/11/libcutensor.so.1"}},
+		{"11.8.0", "libcutensor_1_7", "1.7.0", "linux-ppc64le", []string{"lib/11/libcutensor.so.1", "lib/11/libcutensorMg.so.1"}},
+		{"12.4.1", "libcutensor_1_7", "1.7.0", "linux-sbsa", []string{"lib/12/libcutensor.so.1", "lib/12/libcutensorMg.so.1"}},
+		{"11.8.0", "libcutensor_2_2", "2.2.0", "linux-x86_64", []string{"lib/11/libcutensor.so.2", "lib/11/libcutensorMg.so.2"}},
+		{"12.4.1", "libcutensor_2_2", "2.2.0", "linux-x86_64", []string{"lib/12/libcutensor.so.2", "lib/12/libcutensorMg.so.2"}},
+		{"12.4.1", "libcutensor_2_3", "2.3.1", "linux-x86_64", []string{"lib/libcutensor.so.2", "lib/libcutensorMg.so.2"}},
+		{"13.0.0", "libcutensor", "2.8.1", "linux-sbsa", []string{"lib/libcutensor.so.2", "lib/libcutensorMg.so.2", "lib/libcutensorMp.so.2"}},
+	}
+	cache := map[string]*sdk.Batch{}
+	for _, tt := range tests {
+		b := cache[tt.cuda]
+		if b == nil {
+			b = fixuptest.Batch(t, "cutensor", tt.cuda, nil)
+			cache[tt.cuda] = b
+		}
+		var pkg *sdk.Package
+		for i := range b.Packages {
+			if b.Packages[i].Name == tt.pkg {
+				pkg = &b.Packages[i]
+			}
+		}
+		if pkg == nil || pkg.Release != tt.release {
+			t.Fatalf("CUDA %s: want %s at release %s in the set, have %+v", tt.cuda, tt.pkg, tt.release, pkg)
+		}
+		pr := fixup(t, b)[tt.pkg].Platforms[tt.platform]
+		if d := cmp.Diff(tt.shared, paths(pr.Files, sdk.SharedLib)); d != "" {
+			t.Errorf("CUDA %s, cuTENSOR %s on %s: shared libraries (-want +got):\n%s", tt.cuda, tt.release, tt.platform, d)
+		}
+		var static []string
+		for _, s := range tt.shared {
+			if !strings.Contains(s, "Mp") {
+				static = append(static, strings.Replace(s, ".so."+tt.release[:1], "_static.a", 1))
+			}
+		}
+		if d := cmp.Diff(static, paths(pr.Files, sdk.StaticLib)); d != "" {
+			t.Errorf("CUDA %s, cuTENSOR %s on %s: static libraries (-want +got):\n%s", tt.cuda, tt.release, tt.platform, d)
+		}
+		if d := cmp.Diff([]string{"include"}, paths(pr.Files, sdk.Headers)); d != "" {
+			t.Errorf("CUDA %s, cuTENSOR %s on %s: headers (-want +got):\n%s", tt.cuda, tt.release, tt.platform, d)
+		}
+	}
+}
+
+func TestWindows(t *testing.T) {
+	b := fixuptest.Batch(t, "cutensor", "12.4.1", nil, "7.0", "8.0")
+	res := fixup(t, b)
+	for _, tt := range []struct {
+		pkg  string
+		want []string
+	}{
+		{"libcutensor_1_7", []string{reasonWindows}},
+		{"libcutensor", []string{reasonWindows, "capability 7.0 (Volta) is not supported by cuTENSOR 2.8.1: cuTENSOR from 2.3 needs 7.5 or newer; libcutensor_2_2 (cuTENSOR 2.2.0) supports it"}},
+	} {
+		pr := res[tt.pkg].Platforms["windows-x86_64"]
+		if d := cmp.Diff(tt.want, pr.Unusable); d != "" || len(pr.Files) > 0 {
+			t.Errorf("%s on Windows: files %v, unusable (-want +got):\n%s", tt.pkg, pr.Files, d)
+		}
+	}
+}
+
+// feature is one platform of a nixpkgs feature manifest: which outputs
+// nixpkgs' scan of the real archive found.
+type feature struct {
+	Outputs map[string]bool `json:"outputs"`
+}
+
+// deliberate lists where this plugin differs from nixpkgs' scans on
+// purpose, by platform and output, with the reason.
+var deliberate = map[string]string{
+	"windows-x86_64 dev": "Windows archives are unusable (no Bazel emission for Windows yet): no file is claimed, headers included",
+}
+
+// TestFeatures compares the outputs our files make with nixpkgs' scans of
+// the real archives (cutensor/features): lib (shared libraries), static,
+// dev (headers), bin, sample, doc.
+func TestFeatures(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), "cutensor", "features", "feature_*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cuTENSOR feature manifests: %v", err)
+	}
+	used := map[string]bool{}
+	for _, f := range files {
+		rel := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "feature_"), ".json")
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var feat map[string]map[string]feature
+		if err := json.Unmarshal(data, &feat); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for pkgName, plats := range feat {
+			if !known(pkgName) {
+				t.Errorf("%s: package %s unknown", filepath.Base(f), pkgName)
+				continue
+			}
+			// Every feature release is flat (before 2.3) and has lib/11.
+			b := &sdk.Batch{Product: "cutensor", CUDA: "11.8.0"}
+			p := sdk.Package{Name: pkgName, Manifest: pkgName, Release: rel, Version: rel}
+			for plat := range plats {
+				p.Archives = append(p.Archives, sdk.Archive{Platform: targetName(plat), Key: plat})
+			}
+			b.Packages = []sdk.Package{p}
+			r := fixup(t, b)[pkgName]
+			for plat, ft := range plats {
+				pr := r.Platforms[targetName(plat)]
+				if len(pr.Unusable) > 0 && !slices.Equal(pr.Unusable, []string{reasonWindows}) {
+					t.Errorf("cuTENSOR %s on %s: unusable %q", rel, plat, pr.Unusable)
+				}
+				ours := outputs(pr.Files)
+				for out, want := range ft.Outputs {
+					if ours[out] == want {
+						continue
+					}
+					key := plat + " " + out
+					if _, ok := deliberate[key]; ok {
+						used[key] = true
+						continue
+					}
+					t.Errorf("cuTENSOR %s on %s: output %s: nixpkgs %v, ours %v", rel, plat, out, want, ours[out])
+				}
+			}
+		}
+	}
+	for k := range deliberate {
+		if !used[k] {
+			t.Errorf("deliberate difference %q no longer occurs: drop it", k)
+		}
+	}
+}
+
+func targetName(key string) string {
+	if key == "linux-aarch64" {
+		return "linux-jetson"
+	}
+	return key
+}
+
+func outputs(files []sdk.File) map[string]bool {
+	o := map[string]bool{}
+	for _, f := range files {
+		switch f.Kind {
+		case sdk.SharedLib:
+			o["lib"] = true
+		case sdk.StaticLib:
+			o["static"] = true
+		case sdk.Headers:
+			o["dev"] = true
+		case sdk.Binary:
+			o["bin"] = true
+		}
+	}
+	return o
+}
+
+func TestUnusable(t *testing.T) {
+	b := fixuptest.Batch(t, "cutensor", "12.4.1", nil, "7.0", "8.0")
+	res := fixup(t, b)
+	got := res["libcutensor"].Platforms["linux-x86_64"].Unusable
+	want := "capability 7.0 (Volta) is not supported by cuTENSOR 2.8.1: cuTENSOR from 2.3 needs 7.5 or newer; libcutensor_2_2 (cuTENSOR 2.2.0) supports it"
+	if d := cmp.Diff([]string{want}, got); d != "" {
+		t.Errorf("libcutensor 2.8.1 with capability 7.0 (-want +got):\n%s", d)
+	}
+	if u := res["libcutensor_2_2"].Platforms["linux-x86_64"].Unusable; len(u) > 0 {
+		t.Errorf("libcutensor_2_2 with capability 7.0: unusable %q", u)
+	}
+
+	// A flat archive without the CUDA major's folder.
+	flat := &sdk.Batch{Product: "cutensor", CUDA: "12.4.1", Packages: []sdk.Package{{Name: "libcutensor_1_6", Manifest: pkgLib,
+		Release: "1.6.2", Version: "1.6.2.3", Archives: []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64"}}}}}
+	pr := fixup(t, flat)["libcutensor_1_6"].Platforms["linux-x86_64"]
+	want = "cuTENSOR 1.6.2's archive has lib/10.2, lib/11 and no lib/12 for CUDA 12.4.1"
+	if d := cmp.Diff([]string{want}, pr.Unusable); d != "" || len(pr.Files) != 0 {
+		t.Errorf("cuTENSOR 1.6.2 with CUDA 12.4.1: files %v, unusable (-want +got):\n%s", pr.Files, d)
+	}
+}
+
+func TestUnknownAndBadInput(t *testing.T) {
+	b := &sdk.Batch{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensormp", Manifest: "libcutensormp",
+		Release: "2.9.0", Version: "2.9.0.1", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda12"}}}}}
+	u := fixup(t, b)["libcutensormp"].Platforms["linux-x86_64"].Unusable
+	if len(u) != 1 || !strings.Contains(u[0], "does not know package libcutensormp") {
+		t.Errorf("unknown package: %q", u)
+	}
+	b3 := &sdk.Batch{Product: "cutensor", CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcutensor", Manifest: pkgLib,
+		Release: "3.0.0", Version: "3.0.0.1", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda13"}}}}}
+	if u := fixup(t, b3)["libcutensor"].Platforms["linux-x86_64"].Unusable; len(u) != 1 || !strings.Contains(u[0], "not cuTENSOR 3.0.0") {
+		t.Errorf("cuTENSOR 3: %q", u)
+	}
+	for _, bad := range []*sdk.Batch{
+		{Product: "cutensor", CUDA: "twelve"},
+		{Product: "cudnn", CUDA: "12.8.1"},
+		{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensor", Manifest: pkgLib, Release: "2.x"}}},
+	} {
+		if _, err := New().Fixup(context.Background(), bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+func TestOverGRPC(t *testing.T) {
+	b := fixuptest.Batch(t, "cutensor", "12.4.1", nil)
+	got, err := sdktest.Run(t, New()).Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := New().Fixup(context.Background(), b)
+	if d := cmp.Diff(want, got, cmp.FilterValues(func(x, y []string) bool { return len(x) == 0 && len(y) == 0 }, cmp.Ignore())); d != "" {
+		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
+	}
+}

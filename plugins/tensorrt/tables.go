@@ -1,0 +1,52 @@
+package tensorrt
+
+// TensorRT facts by release; doc.go gives the source of each row.
+
+var mv = mustVer
+
+// libraries are TensorRT's shared libraries (lib<name>.so.<major>), the same
+// in 10.x and 11.x: the full
+// runtime and builder, the plugins, the ONNX parser, the lean runtime (runs
+// version-compatible engines), the dispatch runtime (loads a lean runtime)
+// and the plugin library for version-compatible engines.
+var libraries = []string{"nvinfer", "nvinfer_plugin", "nvonnxparser", "nvinfer_lean", "nvinfer_dispatch", "nvinfer_vc_plugin"}
+
+// staticLibraries ship on Linux in TensorRT 10 (deprecated in 10.11, removed
+// in 11.0); libonnx_proto.a is what the static ONNX parser links with.
+var staticLibraries = []string{"nvinfer_static", "nvinfer_plugin_static", "nvonnxparser_static",
+	"nvinfer_lean_static", "nvinfer_dispatch_static", "onnx_proto"}
+
+// staticUntil is the first major without static libraries.
+const staticUntil = 11
+
+// capFloor: from release since, TensorRT runs on capability min and newer.
+type capFloor struct {
+	since, min ver
+	note       string
+}
+
+// capFloors, newest first.
+var capFloors = []capFloor{
+	{since: mv("10.5"), min: mv("7.5"), note: "TensorRT 10.5 removed Volta"},
+	{since: mv("10.0"), min: mv("7.0"), note: "TensorRT 10 runs on Volta and newer"},
+}
+
+// cudnnRow says which cuDNN (major.minor) TensorRT releases [from, until) load,
+// for archives built with a CUDA major in cudaMajors, on every platform but
+// those in except. NVIDIA lists it as optional: only deprecated layers and
+// some plugins use it, through dlopen("libcudnn.so.8").
+type cudnnRow struct {
+	from, until ver // TensorRT releases: from inclusive, until exclusive
+	cudaMajors  []int
+	except      []string
+	cudnn       string
+}
+
+var cudnnRows = []cudnnRow{
+	{from: mv("10.0"), until: mv("10.14"), cudaMajors: []int{11, 12}, cudnn: "8.9"},
+	{from: mv("10.14"), until: mv("11.0"), cudaMajors: []int{12}, except: []string{"linux-sbsa"}, cudnn: "8.9"},
+}
+
+// noJetson: TensorRT 11.0 to 11.3 do not support JetPack; 11.4 serves Jetson
+// (Orin, Thor) through the SBSA build.
+var noJetsonFrom, noJetsonUntil = mv("11.0"), mv("11.4")

@@ -1,0 +1,365 @@
+package tensorrt
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// New returns the TensorRT plugin.
+func New() sdk.Fixer { return fixer{} }
+
+type fixer struct{}
+
+func (fixer) Describe() sdk.Description {
+	return sdk.Description{Name: "tensorrt", Products: []string{"tensorrt"}}
+}
+
+// Fixup answers for every package of the batch.
+func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if b.Product != "tensorrt" {
+		return nil, fmt.Errorf("batch is for product %q; the tensorrt plugin fixes tensorrt", b.Product)
+	}
+	cuda, err := parseVer(b.CUDA)
+	if err != nil {
+		return nil, fmt.Errorf("batch CUDA version: %w", err)
+	}
+	set := indexSet(b.SetPackages)
+	out := &sdk.Result{}
+	for _, p := range b.Packages {
+		r, err := fixPackage(b, cuda, set, p)
+		if err != nil {
+			return nil, fmt.Errorf("package %s (%s %s): %w", p.Name, p.Manifest, p.Version, err)
+		}
+		out.Packages = append(out.Packages, r)
+	}
+	return out, nil
+}
+
+// pkgTensorRT is the one package of the TensorRT manifests.
+const pkgTensorRT = "tensorrt"
+
+func known(manifest string) bool { return manifest == pkgTensorRT }
+
+const jetson = "linux-jetson"
+
+func fixPackage(b *sdk.Batch, cuda ver, set setIndex, p sdk.Package) (sdk.PackageResult, error) {
+	r := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
+	rel, err := parseVer(p.Release)
+	if err != nil {
+		return r, fmt.Errorf("release: %w", err)
+	}
+	pv, err := parseVer(p.Version)
+	if err != nil {
+		return r, fmt.Errorf("version: %w", err)
+	}
+	unusableAll := func(reason string) (sdk.PackageResult, error) {
+		for _, a := range p.Archives {
+			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{reason}}
+		}
+		return r, nil
+	}
+	switch {
+	case !known(p.Manifest):
+		return unusableAll(fmt.Sprintf("the tensorrt plugin does not know package %s (new in TensorRT %s?): its files and dependencies are not described", p.Manifest, p.Release))
+	case rel.major() != 10 && rel.major() != 11:
+		return unusableAll(fmt.Sprintf("the tensorrt plugin describes TensorRT 10 and 11, not TensorRT %s: its files and dependencies are not described", p.Release))
+	}
+
+	// The cuDNN each platform's build loads, and whether the set has it.
+	needCudnn := map[string]string{}
+	for _, a := range p.Archives {
+		if c := cudnnFor(rel, builtWith(a.RelativePath), a.Platform); c != "" {
+			needCudnn[a.Platform] = c
+		}
+	}
+	r.Deps = deps(p, set, needCudnn, b.Config.Targets)
+
+	for _, a := range p.Archives {
+		pr := sdk.PlatformResult{Files: files(rel, pv)}
+		if a.Platform == jetson && noJetson(rel) {
+			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
+				"TensorRT %s does not support Jetson: TensorRT from %s to before %s leaves JetPack out (NVIDIA keeps Jetson on TensorRT 10.x; %s serves it again through the SBSA build)",
+				p.Version, noJetsonFrom, noJetsonUntil, noJetsonUntil))
+		}
+		if rs := cudaReasons(p.Version, cuda, builtWith(a.RelativePath), a.Key); len(rs) > 0 {
+			if alt := servingCUDA(b.Packages, a.Platform, cuda); alt != nil {
+				rs[0] += fmt.Sprintf("; %s (TensorRT %s) serves CUDA %s there", alt.Name, alt.Version, cuda)
+			}
+			pr.Unusable = append(pr.Unusable, rs...)
+		}
+		pr.Unusable = append(pr.Unusable, capabilityReasons(rel, p.Version, b.Config.Capabilities[a.Platform], set)...)
+		if want, ok := needCudnn[a.Platform]; ok && !set.hasRelease("cudnn", mustVer(want)) {
+			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
+				"TensorRT %s loads cuDNN %s (libcudnn.so.%s) for its cuDNN-backed layers and plugins, but this set has %s and no cuDNN %s",
+				p.Version, want, strings.SplitN(want, ".", 2)[0], set.describe("cudnn", "cuDNN"), want))
+		}
+		if strings.HasPrefix(a.Platform, "windows-") {
+			// As the redist plugin: no Windows file is claimed (doc.go
+			// keeps what is known of the layout for when there is).
+			pr = sdk.PlatformResult{Unusable: append([]string{reasonWindows}, pr.Unusable...)}
+		}
+		r.Platforms[a.Platform] = pr
+	}
+	return r, nil
+}
+
+// reasonWindows is the redist plugin's reason, word for word, so that every
+// product says the same about Windows.
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
+
+// servingCUDA is the newest TensorRT of the batch whose archive for platform
+// serves CUDA version cuda (a versioned name before the default), or nil.
+func servingCUDA(pkgs []sdk.Package, platform string, cuda ver) *sdk.Package {
+	var best *sdk.Package
+	var bestV ver
+	for i, p := range pkgs {
+		rel, err := parseVer(p.Release)
+		if err != nil || !known(p.Manifest) || (platform == jetson && noJetson(rel)) {
+			continue
+		}
+		for _, a := range p.Archives {
+			if a.Platform != platform || len(cudaReasons(p.Version, cuda, builtWith(a.RelativePath), a.Key)) > 0 {
+				continue
+			}
+			if best == nil || bestV.less(rel) || (bestV.cmp(rel) == 0 && p.Name > best.Name) {
+				best, bestV = &pkgs[i], rel
+			}
+		}
+	}
+	return best
+}
+
+// noJetson reports the releases that do not support JetPack.
+func noJetson(rel ver) bool { return !rel.less(noJetsonFrom) && rel.less(noJetsonUntil) }
+
+var cudaInName = regexp.MustCompile(`cuda-(\d+\.\d+)`)
+
+// builtWith reads the CUDA major.minor an archive was built with from its
+// file name ("...x86_64-gnu.cuda-12.6.tar.gz", "...-cuda-13.4-Release-external.tar.zst");
+// zero when the name does not say.
+func builtWith(relativePath string) ver {
+	m := cudaInName.FindStringSubmatch(relativePath)
+	if m == nil {
+		return nil
+	}
+	v, err := parseVer(m[1])
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// cudnnFor is the cuDNN a build of rel loads on a platform ("" for none).
+func cudnnFor(rel, built ver, platform string) string {
+	if built.isZero() {
+		return ""
+	}
+	for _, row := range cudnnRows {
+		if rel.less(row.from) || !rel.less(row.until) {
+			continue
+		}
+		if slices.Contains(row.cudaMajors, built.major()) && !slices.Contains(row.except, platform) {
+			return row.cudnn
+		}
+	}
+	return ""
+}
+
+// files lists TensorRT's files: include, lib/lib<name>.so.<major> for every
+// library, the builder's resource library (10.x:
+// lib/libnvinfer_builder_resource.so.<x.y.z>, which libnvinfer opens by that
+// name to build engines), the static libraries of 10.x, and bin/trtexec.
+func files(rel, pv ver) []sdk.File {
+	m := rel.major()
+	out := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
+	for _, n := range libraries {
+		so := fmt.Sprintf("lib%s.so.%d", n, m)
+		out = append(out, sdk.File{Path: "lib/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so})
+	}
+	if m < staticUntil {
+		res := "libnvinfer_builder_resource.so." + pv.trunc(3).String()
+		out = append(out, sdk.File{Path: "lib/" + res, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: res})
+		for _, n := range staticLibraries {
+			out = append(out, sdk.File{Path: "lib/lib" + n + ".a", Kind: sdk.StaticLib, Role: sdk.Target})
+		}
+	}
+	return append(out, sdk.File{Path: "bin/trtexec", Kind: sdk.Binary, Role: sdk.Exec})
+}
+
+// deps: cuda_cudart (linked), cuda_nvrtc (loaded at run time), the cuDNN the
+// builds load (at run time, optional in NVIDIA's words) on the platforms
+// that load one, and libcudla on Jetson, each only when the set has it.
+func deps(p sdk.Package, set setIndex, needCudnn map[string]string, targets []string) []sdk.Dep {
+	var out []sdk.Dep
+	if set.has("cuda_cudart") {
+		out = append(out, sdk.Dep{Package: "cuda_cudart"})
+	}
+	if set.has("cuda_nvrtc") {
+		out = append(out, sdk.Dep{Package: "cuda_nvrtc", Runtime: true})
+	}
+	// One edge per cuDNN release, limited to the platforms that load it.
+	byRelease := map[string][]string{}
+	for plat, c := range needCudnn {
+		byRelease[c] = append(byRelease[c], plat)
+	}
+	for _, c := range sortedKeys(byRelease) {
+		if !set.hasRelease("cudnn", mustVer(c)) {
+			continue // a reason on those platforms instead
+		}
+		d := sdk.Dep{Package: "cudnn", Release: c, Runtime: true}
+		if plats := byRelease[c]; len(plats) < len(p.Archives) {
+			slices.Sort(plats)
+			d.Platforms = plats
+		}
+		out = append(out, d)
+	}
+	hasJetson := slices.ContainsFunc(p.Archives, func(a sdk.Archive) bool { return a.Platform == jetson })
+	if hasJetson && slices.Contains(targets, jetson) && set.has("libcudla") {
+		out = append(out, sdk.Dep{Package: "libcudla", Platforms: []string{jetson}})
+	}
+	return out
+}
+
+// cudaReasons checks the batch's CUDA against the archive's build. NVIDIA's
+// support matrices list, for the x86_64 and Windows builds of CUDA M.m, every
+// CUDA from M.0 ("a single build, built with CUDA toolkit 12.x... compatible
+// with all CUDA 12.x versions"), and for the SBSA and JetPack builds only the
+// CUDA they were made with. Later minors of the same major run through CUDA's
+// minor-version compatibility (on Jetson with the CUDA upgrade packages,
+// cuda_compat), so the range is [minimum, M.x]; another major never serves.
+func cudaReasons(trt string, cuda, built ver, key string) []string {
+	if built.isZero() {
+		return nil
+	}
+	if cuda.major() != built.major() {
+		return []string{fmt.Sprintf("TensorRT %s's %s archive is built with CUDA %s and serves CUDA %d.x only, not CUDA %s",
+			trt, key, built, built.major(), cuda)}
+	}
+	if lo := minCUDA(built, key); cuda.trunc(2).less(lo) {
+		return []string{fmt.Sprintf("TensorRT %s's %s build is made with CUDA %s, the only CUDA NVIDIA's support matrix lists for it: it needs CUDA %s or a later %d.x, not CUDA %s",
+			trt, buildName(key), built, built, built.major(), cuda)}
+	}
+	return nil
+}
+
+// minCUDA is the oldest CUDA an archive serves, after NVIDIA's matrices.
+func minCUDA(built ver, key string) ver {
+	switch key {
+	case "linux-sbsa", "linux-aarch64":
+		return built.trunc(2)
+	}
+	return mustVer(fmt.Sprintf("%d.0", built.major()))
+}
+
+func buildName(key string) string {
+	switch key {
+	case "linux-sbsa":
+		return "SBSA"
+	case "linux-aarch64":
+		return "JetPack"
+	}
+	return key
+}
+
+// capabilityReasons names the configured capabilities this release does not
+// run on, and the set's newest TensorRT that does.
+func capabilityReasons(rel ver, trt string, caps []string, set setIndex) []string {
+	f := floorOf(rel)
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range caps {
+		cv, arch, ok := capability(c)
+		if !ok || !cv.less(f.min) {
+			continue
+		}
+		reason := fmt.Sprintf("capability %s (%s) is not supported by TensorRT %s: %s, it needs %s or newer", c, arch, trt, f.note, f.min)
+		if alt := set.newestServing(cv); alt != nil {
+			reason += fmt.Sprintf("; %s (TensorRT %s) supports it", alt.Name, alt.Version)
+		}
+		out = append(out, reason)
+	}
+	return out
+}
+
+func floorOf(rel ver) *capFloor {
+	for i := range capFloors {
+		if !rel.less(capFloors[i].since) {
+			return &capFloors[i]
+		}
+	}
+	return nil
+}
+
+type setIndex map[string][]sdk.SetPackage
+
+func indexSet(all []sdk.SetPackage) setIndex {
+	s := setIndex{}
+	for _, p := range all {
+		s[p.Manifest] = append(s[p.Manifest], p)
+	}
+	return s
+}
+
+func (s setIndex) has(manifest string) bool { return len(s[manifest]) > 0 }
+
+func (s setIndex) hasRelease(manifest string, prefix ver) bool {
+	for _, p := range s[manifest] {
+		if r, err := parseVer(p.Release); err == nil && r.hasPrefix(prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// describe says what the set has of a manifest package, for messages: the
+// release under its default name ("cuDNN 9.12.0 (cudnn)"), or "no cuDNN".
+func (s setIndex) describe(manifest, product string) string {
+	for _, p := range s[manifest] {
+		if p.Name == manifest {
+			return fmt.Sprintf("%s %s (%s)", product, p.Release, p.Name)
+		}
+	}
+	if ps := s[manifest]; len(ps) > 0 {
+		return fmt.Sprintf("%s %s (%s)", product, ps[0].Release, ps[0].Name)
+	}
+	return "no " + product
+}
+
+// newestServing is the set's newest TensorRT whose capability floor lets
+// capability c through, preferring a versioned name; nil when none does.
+func (s setIndex) newestServing(c ver) *sdk.SetPackage {
+	var best *sdk.SetPackage
+	var bestV ver
+	for i, p := range s[pkgTensorRT] {
+		r, err := parseVer(p.Release)
+		if err != nil {
+			continue
+		}
+		if f := floorOf(r); f != nil && c.less(f.min) {
+			continue
+		}
+		if best == nil || bestV.less(r) || (bestV.cmp(r) == 0 && p.Name > best.Name) {
+			best, bestV = &s[pkgTensorRT][i], r
+		}
+	}
+	return best
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
