@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/internal/gpucap"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -57,7 +59,7 @@ func known(manifest string) bool {
 
 func fixPackage(b *sdk.Batch, p sdk.Package) (sdk.PackageResult, error) {
 	r := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
-	rel, err := parseVer(p.Release)
+	rel, err := version.Parse(p.Release)
 	if err != nil {
 		return r, fmt.Errorf("release: %w", err)
 	}
@@ -69,7 +71,7 @@ func fixPackage(b *sdk.Batch, p sdk.Package) (sdk.PackageResult, error) {
 		}
 		return r, nil
 	}
-	if _, ok := sublibs[rel.major()]; !ok {
+	if _, ok := sublibs[rel.Major()]; !ok {
 		for _, a := range p.Archives {
 			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
 				"the cudnn plugin describes cuDNN 8 and 9, not cuDNN %s: its files and dependencies are not described", p.Release)}}
@@ -88,7 +90,7 @@ func fixPackage(b *sdk.Batch, p sdk.Package) (sdk.PackageResult, error) {
 			pr.Files = jitFiles(rel)
 			pr.Unusable = jitReasons(rel, b.Config.Capabilities[a.Platform])
 		case pkgSamples:
-			pr.Files = []sdk.File{{Path: fmt.Sprintf("src/cudnn_samples_v%d", rel.major()), Kind: sdk.Data, Role: sdk.Target}}
+			pr.Files = []sdk.File{{Path: fmt.Sprintf("src/cudnn_samples_v%d", rel.Major()), Kind: sdk.Data, Role: sdk.Target}}
 		}
 		if windows(a.Platform) {
 			// As the redist plugin: no Windows file is claimed (doc.go
@@ -108,29 +110,29 @@ func windows(platform string) bool { return strings.HasPrefix(platform, "windows
 
 // libraryFiles lists the cudnn package's files: the headers, the libcudnn
 // shim and every sub-library by SONAME, and the static libraries.
-func libraryFiles(rel ver) []sdk.File {
+func libraryFiles(rel version.Version) []sdk.File {
 	return shimAndSubs(rel, subNames(rel), true)
 }
 
 // jitFiles lists cudnn_jit's files: GRAPH_JIT_ONLY works with the shared
 // libraries only. NVIDIA publishes it for Linux x86_64 and SBSA.
-func jitFiles(rel ver) []sdk.File {
+func jitFiles(rel version.Version) []sdk.File {
 	return shimAndSubs(rel, jitSublibs, false)
 }
 
-func subNames(rel ver) []string {
+func subNames(rel version.Version) []string {
 	var names []string
-	for _, s := range sublibs[rel.major()] {
-		if s.since.isZero() || !rel.less(s.since) {
+	for _, s := range sublibs[rel.Major()] {
+		if s.since.IsZero() || !rel.Less(s.since) {
 			names = append(names, s.name)
 		}
 	}
 	return names
 }
 
-func shimAndSubs(rel ver, subs []string, static bool) []sdk.File {
+func shimAndSubs(rel version.Version, subs []string, static bool) []sdk.File {
 	so := func(name string) sdk.File {
-		f := fmt.Sprintf("lib%s.so.%d", name, rel.major())
+		f := fmt.Sprintf("lib%s.so.%d", name, rel.Major())
 		return sdk.File{Path: "lib/" + f, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: f}
 	}
 	files := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}, so("cudnn")}
@@ -150,7 +152,7 @@ func shimAndSubs(rel ver, subs []string, static bool) []sdk.File {
 // link edge and NVRTC a runtime one (doc.go has the details). cudnn_jit has
 // no legacy APIs and no precompiled engines, which are what use cuBLASLt.
 // The samples build against the cuDNN of their own release.
-func deps(manifest string, rel ver, set setIndex) []sdk.Dep {
+func deps(manifest string, rel version.Version, set setIndex) []sdk.Dep {
 	var out []sdk.Dep
 	add := func(d sdk.Dep) {
 		if set.has(d.Package) {
@@ -160,14 +162,14 @@ func deps(manifest string, rel ver, set setIndex) []sdk.Dep {
 	switch manifest {
 	case pkgCudnn:
 		add(sdk.Dep{Package: "libcublas"})
-		if !rel.less(nvrtcSince) {
+		if !rel.Less(nvrtcSince) {
 			add(sdk.Dep{Package: "cuda_nvrtc", Runtime: true})
 		}
 	case pkgJIT:
 		add(sdk.Dep{Package: "cuda_nvrtc", Runtime: true})
 	case pkgSamples:
-		if set.hasRelease(pkgCudnn, rel.trunc(2)) {
-			out = append(out, sdk.Dep{Package: pkgCudnn, Release: rel.trunc(2).String()})
+		if set.hasRelease(pkgCudnn, rel.Truncate(2)) {
+			out = append(out, sdk.Dep{Package: pkgCudnn, Release: rel.Truncate(2).String()})
 		}
 		add(sdk.Dep{Package: "cuda_cudart"})
 	}
@@ -177,15 +179,15 @@ func deps(manifest string, rel ver, set setIndex) []sdk.Dep {
 // capabilityReasons names the configured capabilities this cuDNN release no
 // longer serves, with the last release that does and, when the set has one,
 // the versioned package to use instead.
-func capabilityReasons(rel ver, caps []string, set setIndex) []string {
+func capabilityReasons(rel version.Version, caps []string, set setIndex) []string {
 	f := floorOf(rel)
 	if f == nil {
 		return nil
 	}
 	var out []string
 	for _, c := range caps {
-		cv, arch, ok := capability(c)
-		if !ok || !cv.less(f.min) {
+		cv, arch, ok := gpucap.Lookup(c)
+		if !ok || !cv.Less(f.min) {
 			continue
 		}
 		reason := fmt.Sprintf("capability %s (%s) is not supported by cuDNN %s: cuDNN %s dropped %s, it needs %s or newer; the last release supporting %s is cuDNN %s",
@@ -198,10 +200,10 @@ func capabilityReasons(rel ver, caps []string, set setIndex) []string {
 	return out
 }
 
-func jitReasons(rel ver, caps []string) []string {
+func jitReasons(rel version.Version, caps []string) []string {
 	var out []string
 	for _, c := range caps {
-		if cv, arch, ok := capability(c); ok && cv.less(jitMin) {
+		if cv, arch, ok := gpucap.Lookup(c); ok && cv.Less(jitMin) {
 			out = append(out, fmt.Sprintf("capability %s (%s) is not supported by cudnn_jit %s: the graph JIT configuration serves NVIDIA Ampere (%s) and newer; use the cudnn package",
 				c, arch, rel, jitMin))
 		}
@@ -210,9 +212,9 @@ func jitReasons(rel ver, caps []string) []string {
 }
 
 // floorOf is the capability floor of a cuDNN release, nil when none applies.
-func floorOf(rel ver) *floor {
+func floorOf(rel version.Version) *floor {
 	for i := range floors {
-		if !rel.less(floors[i].since) {
+		if !rel.Less(floors[i].since) {
 			return &floors[i]
 		}
 	}
@@ -234,9 +236,9 @@ func indexSet(all []sdk.SetPackage) setIndex {
 
 func (s setIndex) has(manifest string) bool { return len(s.byManifest[manifest]) > 0 }
 
-func (s setIndex) hasRelease(manifest string, prefix ver) bool {
+func (s setIndex) hasRelease(manifest string, prefix version.Version) bool {
 	for _, p := range s.byManifest[manifest] {
-		if v, err := parseVer(p.Release); err == nil && v.hasPrefix(prefix) {
+		if v, err := version.Parse(p.Release); err == nil && v.HasPrefix(prefix) {
 			return true
 		}
 	}
@@ -245,22 +247,22 @@ func (s setIndex) hasRelease(manifest string, prefix ver) bool {
 
 // newestServing returns the newest package of manifest in the set whose
 // release still serves capability c, or nil.
-func (s setIndex) newestServing(manifest string, c ver) *sdk.SetPackage {
+func (s setIndex) newestServing(manifest string, c version.Version) *sdk.SetPackage {
 	cands := append([]sdk.SetPackage(nil), s.byManifest[manifest]...)
 	sort.SliceStable(cands, func(i, j int) bool {
-		vi, _ := parseVer(cands[i].Release)
-		vj, _ := parseVer(cands[j].Release)
-		if c := vi.cmp(vj); c != 0 {
+		vi, _ := version.Parse(cands[i].Release)
+		vj, _ := version.Parse(cands[j].Release)
+		if c := vi.Compare(vj); c != 0 {
 			return c > 0
 		}
 		return cands[i].Name > cands[j].Name // a versioned name before the default one
 	})
 	for i, p := range cands {
-		v, err := parseVer(p.Release)
+		v, err := version.Parse(p.Release)
 		if err != nil {
 			continue
 		}
-		if f := floorOf(v); f == nil || !c.less(f.min) {
+		if f := floorOf(v); f == nil || !c.Less(f.min) {
 			return &cands[i]
 		}
 	}

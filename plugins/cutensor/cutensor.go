@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/internal/gpucap"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -27,7 +29,7 @@ func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	if b.Product != "cutensor" {
 		return nil, fmt.Errorf("batch is for product %q; the cutensor plugin fixes cutensor", b.Product)
 	}
-	cuda, err := parseVer(b.CUDA)
+	cuda, err := version.Parse(b.CUDA)
 	if err != nil {
 		return nil, fmt.Errorf("batch CUDA version: %w", err)
 	}
@@ -48,9 +50,9 @@ const pkgLib = "libcutensor"
 
 func known(manifest string) bool { return manifest == pkgLib }
 
-func fixPackage(b *sdk.Batch, cuda ver, set setIndex, p sdk.Package) (sdk.PackageResult, error) {
+func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package) (sdk.PackageResult, error) {
 	r := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
-	rel, err := parseVer(p.Release)
+	rel, err := version.Parse(p.Release)
 	if err != nil {
 		return r, fmt.Errorf("release: %w", err)
 	}
@@ -62,7 +64,7 @@ func fixPackage(b *sdk.Batch, cuda ver, set setIndex, p sdk.Package) (sdk.Packag
 		}
 		return r, nil
 	}
-	if rel.major() != 1 && rel.major() != 2 {
+	if rel.Major() != 1 && rel.Major() != 2 {
 		for _, a := range p.Archives {
 			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
 				"the cutensor plugin describes cuTENSOR 1 and 2, not cuTENSOR %s: its files and dependencies are not described", p.Release)}}
@@ -102,7 +104,7 @@ const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emi
 // version: lib/<cuda> in a flat (pre-2.3, variant-less) archive, lib in a
 // per-variant one. A flat archive without a folder for this CUDA major is
 // a reason, not a folder.
-func libDir(rel, cuda ver, variant string) (string, string) {
+func libDir(rel, cuda version.Version, variant string) (string, string) {
 	if variant != "" {
 		return "lib", ""
 	}
@@ -110,9 +112,9 @@ func libDir(rel, cuda ver, variant string) (string, string) {
 	if subs == nil {
 		return "", fmt.Sprintf("cuTENSOR %s ships one archive per CUDA major (cuda_variant), but this archive has no variant", rel)
 	}
-	want := strconv.Itoa(cuda.major())
-	if cuda.major() == 10 {
-		want = cuda.trunc(2).String() // lib/10.2: the CUDA 10 folders are per minor
+	want := strconv.Itoa(cuda.Major())
+	if cuda.Major() == 10 {
+		want = cuda.Truncate(2).String() // lib/10.2: the CUDA 10 folders are per minor
 	}
 	for _, s := range subs {
 		if s == want {
@@ -125,38 +127,38 @@ func libDir(rel, cuda ver, variant string) (string, string) {
 
 // flatSubdirs are the lib/<cuda> folders of a flat cuTENSOR archive, nil for
 // releases that ship one archive per CUDA major (2.3 on).
-func flatSubdirs(rel ver) []string {
+func flatSubdirs(rel version.Version) []string {
 	switch {
-	case rel.major() == 1 && rel.minor() < 7:
+	case rel.Major() == 1 && rel.Minor() < 7:
 		return []string{"10.2", "11"}
-	case rel.major() == 1:
+	case rel.Major() == 1:
 		return []string{"10.2", "11", "12"}
-	case rel.major() == 2 && rel.minor() <= 2:
+	case rel.Major() == 2 && rel.Minor() <= 2:
 		return []string{"11", "12"}
 	}
 	return nil
 }
 
 var (
-	mgSince = mustVer("1.4") // cuTENSORMg, the multi-GPU library
-	mpSince = mustVer("2.4") // cuTENSORMp, the multi-process library (beta)
+	mgSince = version.MustParse("1.4") // cuTENSORMg, the multi-GPU library
+	mpSince = version.MustParse("2.4") // cuTENSORMp, the multi-process library (beta)
 )
 
 // files lists the package's files: headers, libcutensor and libcutensorMg
 // (from 1.4) by SONAME and as static libraries, libcutensorMp (from 2.4,
 // shared only), with the libraries in dir.
-func files(rel ver, dir string) []sdk.File {
+func files(rel version.Version, dir string) []sdk.File {
 	names := []string{"cutensor"}
-	if !rel.less(mgSince) {
+	if !rel.Less(mgSince) {
 		names = append(names, "cutensorMg")
 	}
 	shared := names
-	if !rel.less(mpSince) {
+	if !rel.Less(mpSince) {
 		shared = append(shared[:len(shared):len(shared)], "cutensorMp")
 	}
 	out := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
 	for _, n := range shared {
-		so := fmt.Sprintf("lib%s.so.%d", n, rel.major())
+		so := fmt.Sprintf("lib%s.so.%d", n, rel.Major())
 		out = append(out, sdk.File{Path: dir + "/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so})
 	}
 	for _, n := range names {
@@ -168,18 +170,18 @@ func files(rel ver, dir string) []sdk.File {
 // floorSince is the first cuTENSOR release that needs capability floorMin:
 // nixpkgs' libcutensor asserts 7.5 from 2.3.0, after NVIDIA's release notes.
 var (
-	floorSince = mustVer("2.3")
-	floorMin   = mustVer("7.5")
+	floorSince = version.MustParse("2.3")
+	floorMin   = version.MustParse("7.5")
 )
 
-func capabilityReasons(rel ver, caps []string, set setIndex) []string {
-	if rel.less(floorSince) {
+func capabilityReasons(rel version.Version, caps []string, set setIndex) []string {
+	if rel.Less(floorSince) {
 		return nil
 	}
 	var out []string
 	for _, c := range caps {
-		cv, arch, ok := capability(c)
-		if !ok || !cv.less(floorMin) {
+		cv, arch, ok := gpucap.Lookup(c)
+		if !ok || !cv.Less(floorMin) {
 			continue
 		}
 		reason := fmt.Sprintf("capability %s (%s) is not supported by cuTENSOR %s: cuTENSOR from %s needs %s or newer",
@@ -206,17 +208,17 @@ func (s setIndex) has(manifest string) bool { return len(s[manifest]) > 0 }
 
 // newestBefore returns the newest package of manifest in the set whose
 // release is older than limit (a versioned name before the default), or nil.
-func (s setIndex) newestBefore(manifest string, limit ver) *sdk.SetPackage {
+func (s setIndex) newestBefore(manifest string, limit version.Version) *sdk.SetPackage {
 	var best *sdk.SetPackage
-	var bestV ver
+	var bestV version.Version
 	cands := append([]sdk.SetPackage(nil), s[manifest]...)
 	sort.Slice(cands, func(i, j int) bool { return cands[i].Name > cands[j].Name })
 	for i, p := range cands {
-		v, err := parseVer(p.Release)
-		if err != nil || !v.less(limit) {
+		v, err := version.Parse(p.Release)
+		if err != nil || !v.Less(limit) {
 			continue
 		}
-		if best == nil || bestV.less(v) {
+		if best == nil || bestV.Less(v) {
 			best, bestV = &cands[i], v
 		}
 	}

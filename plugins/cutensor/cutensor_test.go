@@ -104,7 +104,7 @@ func TestFlatFoldersMatchCatalog(t *testing.T) {
 		for _, v := range flat(rel) {
 			cat = append(cat, v.String())
 		}
-		if d := cmp.Diff(cat, flatSubdirs(mustVer(rel.String()))); d != "" {
+		if d := cmp.Diff(cat, flatSubdirs(version.MustParse(rel.String()))); d != "" {
 			t.Errorf("cuTENSOR %s: lib/<cuda> folders (-catalog +plugin):\n%s", rel, d)
 		}
 	}

@@ -1,8 +1,10 @@
 package tensorrt
 
+import "github.com/cudapkgs/cudapkgs/core/version"
+
 // TensorRT facts by release; doc.go gives the source of each row.
 
-var mv = mustVer
+var mv = version.MustParse
 
 // libraries are TensorRT's shared libraries (lib<name>.so.<major>), the same
 // in 10.x and 11.x: the full
@@ -21,7 +23,7 @@ const staticUntil = 11
 
 // capFloor: from release since, TensorRT runs on capability min and newer.
 type capFloor struct {
-	since, min ver
+	since, min version.Version
 	note       string
 }
 
@@ -36,7 +38,7 @@ var capFloors = []capFloor{
 // those in except. NVIDIA lists it as optional: only deprecated layers and
 // some plugins use it, through dlopen("libcudnn.so.8").
 type cudnnRow struct {
-	from, until ver // TensorRT releases: from inclusive, until exclusive
+	from, until version.Version // TensorRT releases: from inclusive, until exclusive
 	cudaMajors  []int
 	except      []string
 	cudnn       string

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/internal/gpucap"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -27,7 +29,7 @@ func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	if b.Product != "tensorrt" {
 		return nil, fmt.Errorf("batch is for product %q; the tensorrt plugin fixes tensorrt", b.Product)
 	}
-	cuda, err := parseVer(b.CUDA)
+	cuda, err := version.Parse(b.CUDA)
 	if err != nil {
 		return nil, fmt.Errorf("batch CUDA version: %w", err)
 	}
@@ -50,13 +52,13 @@ func known(manifest string) bool { return manifest == pkgTensorRT }
 
 const jetson = "linux-jetson"
 
-func fixPackage(b *sdk.Batch, cuda ver, set setIndex, p sdk.Package) (sdk.PackageResult, error) {
+func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package) (sdk.PackageResult, error) {
 	r := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
-	rel, err := parseVer(p.Release)
+	rel, err := version.Parse(p.Release)
 	if err != nil {
 		return r, fmt.Errorf("release: %w", err)
 	}
-	pv, err := parseVer(p.Version)
+	pv, err := version.Parse(p.Version)
 	if err != nil {
 		return r, fmt.Errorf("version: %w", err)
 	}
@@ -69,7 +71,7 @@ func fixPackage(b *sdk.Batch, cuda ver, set setIndex, p sdk.Package) (sdk.Packag
 	switch {
 	case !known(p.Manifest):
 		return unusableAll(fmt.Sprintf("the tensorrt plugin does not know package %s (new in TensorRT %s?): its files and dependencies are not described", p.Manifest, p.Release))
-	case rel.major() != 10 && rel.major() != 11:
+	case rel.Major() != 10 && rel.Major() != 11:
 		return unusableAll(fmt.Sprintf("the tensorrt plugin describes TensorRT 10 and 11, not TensorRT %s: its files and dependencies are not described", p.Release))
 	}
 
@@ -96,7 +98,7 @@ func fixPackage(b *sdk.Batch, cuda ver, set setIndex, p sdk.Package) (sdk.Packag
 			pr.Unusable = append(pr.Unusable, rs...)
 		}
 		pr.Unusable = append(pr.Unusable, capabilityReasons(rel, p.Version, b.Config.Capabilities[a.Platform], set)...)
-		if want, ok := needCudnn[a.Platform]; ok && !set.hasRelease("cudnn", mustVer(want)) {
+		if want, ok := needCudnn[a.Platform]; ok && !set.hasRelease("cudnn", version.MustParse(want)) {
 			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
 				"TensorRT %s loads cuDNN %s (libcudnn.so.%s) for its cuDNN-backed layers and plugins, but this set has %s and no cuDNN %s",
 				p.Version, want, strings.SplitN(want, ".", 2)[0], set.describe("cudnn", "cuDNN"), want))
@@ -117,11 +119,11 @@ const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emi
 
 // servingCUDA is the newest TensorRT of the batch whose archive for platform
 // serves CUDA version cuda (a versioned name before the default), or nil.
-func servingCUDA(pkgs []sdk.Package, platform string, cuda ver) *sdk.Package {
+func servingCUDA(pkgs []sdk.Package, platform string, cuda version.Version) *sdk.Package {
 	var best *sdk.Package
-	var bestV ver
+	var bestV version.Version
 	for i, p := range pkgs {
-		rel, err := parseVer(p.Release)
+		rel, err := version.Parse(p.Release)
 		if err != nil || !known(p.Manifest) || (platform == jetson && noJetson(rel)) {
 			continue
 		}
@@ -129,7 +131,7 @@ func servingCUDA(pkgs []sdk.Package, platform string, cuda ver) *sdk.Package {
 			if a.Platform != platform || len(cudaReasons(p.Version, cuda, builtWith(a.RelativePath), a.Key)) > 0 {
 				continue
 			}
-			if best == nil || bestV.less(rel) || (bestV.cmp(rel) == 0 && p.Name > best.Name) {
+			if best == nil || bestV.Less(rel) || (bestV.Compare(rel) == 0 && p.Name > best.Name) {
 				best, bestV = &pkgs[i], rel
 			}
 		}
@@ -138,35 +140,35 @@ func servingCUDA(pkgs []sdk.Package, platform string, cuda ver) *sdk.Package {
 }
 
 // noJetson reports the releases that do not support JetPack.
-func noJetson(rel ver) bool { return !rel.less(noJetsonFrom) && rel.less(noJetsonUntil) }
+func noJetson(rel version.Version) bool { return !rel.Less(noJetsonFrom) && rel.Less(noJetsonUntil) }
 
 var cudaInName = regexp.MustCompile(`cuda-(\d+\.\d+)`)
 
 // builtWith reads the CUDA major.minor an archive was built with from its
 // file name ("...x86_64-gnu.cuda-12.6.tar.gz", "...-cuda-13.4-Release-external.tar.zst");
 // zero when the name does not say.
-func builtWith(relativePath string) ver {
+func builtWith(relativePath string) version.Version {
 	m := cudaInName.FindStringSubmatch(relativePath)
 	if m == nil {
-		return nil
+		return version.Version{}
 	}
-	v, err := parseVer(m[1])
+	v, err := version.Parse(m[1])
 	if err != nil {
-		return nil
+		return version.Version{}
 	}
 	return v
 }
 
 // cudnnFor is the cuDNN a build of rel loads on a platform ("" for none).
-func cudnnFor(rel, built ver, platform string) string {
-	if built.isZero() {
+func cudnnFor(rel, built version.Version, platform string) string {
+	if built.IsZero() {
 		return ""
 	}
 	for _, row := range cudnnRows {
-		if rel.less(row.from) || !rel.less(row.until) {
+		if rel.Less(row.from) || !rel.Less(row.until) {
 			continue
 		}
-		if slices.Contains(row.cudaMajors, built.major()) && !slices.Contains(row.except, platform) {
+		if slices.Contains(row.cudaMajors, built.Major()) && !slices.Contains(row.except, platform) {
 			return row.cudnn
 		}
 	}
@@ -177,15 +179,15 @@ func cudnnFor(rel, built ver, platform string) string {
 // library, the builder's resource library (10.x:
 // lib/libnvinfer_builder_resource.so.<x.y.z>, which libnvinfer opens by that
 // name to build engines), the static libraries of 10.x, and bin/trtexec.
-func files(rel, pv ver) []sdk.File {
-	m := rel.major()
+func files(rel, pv version.Version) []sdk.File {
+	m := rel.Major()
 	out := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
 	for _, n := range libraries {
 		so := fmt.Sprintf("lib%s.so.%d", n, m)
 		out = append(out, sdk.File{Path: "lib/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so})
 	}
 	if m < staticUntil {
-		res := "libnvinfer_builder_resource.so." + pv.trunc(3).String()
+		res := "libnvinfer_builder_resource.so." + pv.Truncate(3).String()
 		out = append(out, sdk.File{Path: "lib/" + res, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: res})
 		for _, n := range staticLibraries {
 			out = append(out, sdk.File{Path: "lib/lib" + n + ".a", Kind: sdk.StaticLib, Role: sdk.Target})
@@ -211,7 +213,7 @@ func deps(p sdk.Package, set setIndex, needCudnn map[string]string, targets []st
 		byRelease[c] = append(byRelease[c], plat)
 	}
 	for _, c := range sortedKeys(byRelease) {
-		if !set.hasRelease("cudnn", mustVer(c)) {
+		if !set.hasRelease("cudnn", version.MustParse(c)) {
 			continue // a reason on those platforms instead
 		}
 		d := sdk.Dep{Package: "cudnn", Release: c, Runtime: true}
@@ -235,28 +237,28 @@ func deps(p sdk.Package, set setIndex, needCudnn map[string]string, targets []st
 // CUDA they were made with. Later minors of the same major run through CUDA's
 // minor-version compatibility (on Jetson with the CUDA upgrade packages,
 // cuda_compat), so the range is [minimum, M.x]; another major never serves.
-func cudaReasons(trt string, cuda, built ver, key string) []string {
-	if built.isZero() {
+func cudaReasons(trt string, cuda, built version.Version, key string) []string {
+	if built.IsZero() {
 		return nil
 	}
-	if cuda.major() != built.major() {
+	if cuda.Major() != built.Major() {
 		return []string{fmt.Sprintf("TensorRT %s's %s archive is built with CUDA %s and serves CUDA %d.x only, not CUDA %s",
-			trt, key, built, built.major(), cuda)}
+			trt, key, built, built.Major(), cuda)}
 	}
-	if lo := minCUDA(built, key); cuda.trunc(2).less(lo) {
+	if lo := minCUDA(built, key); cuda.Truncate(2).Less(lo) {
 		return []string{fmt.Sprintf("TensorRT %s's %s build is made with CUDA %s, the only CUDA NVIDIA's support matrix lists for it: it needs CUDA %s or a later %d.x, not CUDA %s",
-			trt, buildName(key), built, built, built.major(), cuda)}
+			trt, buildName(key), built, built, built.Major(), cuda)}
 	}
 	return nil
 }
 
 // minCUDA is the oldest CUDA an archive serves, after NVIDIA's matrices.
-func minCUDA(built ver, key string) ver {
+func minCUDA(built version.Version, key string) version.Version {
 	switch key {
 	case "linux-sbsa", "linux-aarch64":
-		return built.trunc(2)
+		return built.Truncate(2)
 	}
-	return mustVer(fmt.Sprintf("%d.0", built.major()))
+	return version.MustParse(fmt.Sprintf("%d.0", built.Major()))
 }
 
 func buildName(key string) string {
@@ -271,15 +273,15 @@ func buildName(key string) string {
 
 // capabilityReasons names the configured capabilities this release does not
 // run on, and the set's newest TensorRT that does.
-func capabilityReasons(rel ver, trt string, caps []string, set setIndex) []string {
+func capabilityReasons(rel version.Version, trt string, caps []string, set setIndex) []string {
 	f := floorOf(rel)
 	if f == nil {
 		return nil
 	}
 	var out []string
 	for _, c := range caps {
-		cv, arch, ok := capability(c)
-		if !ok || !cv.less(f.min) {
+		cv, arch, ok := gpucap.Lookup(c)
+		if !ok || !cv.Less(f.min) {
 			continue
 		}
 		reason := fmt.Sprintf("capability %s (%s) is not supported by TensorRT %s: %s, it needs %s or newer", c, arch, trt, f.note, f.min)
@@ -291,9 +293,9 @@ func capabilityReasons(rel ver, trt string, caps []string, set setIndex) []strin
 	return out
 }
 
-func floorOf(rel ver) *capFloor {
+func floorOf(rel version.Version) *capFloor {
 	for i := range capFloors {
-		if !rel.less(capFloors[i].since) {
+		if !rel.Less(capFloors[i].since) {
 			return &capFloors[i]
 		}
 	}
@@ -312,9 +314,9 @@ func indexSet(all []sdk.SetPackage) setIndex {
 
 func (s setIndex) has(manifest string) bool { return len(s[manifest]) > 0 }
 
-func (s setIndex) hasRelease(manifest string, prefix ver) bool {
+func (s setIndex) hasRelease(manifest string, prefix version.Version) bool {
 	for _, p := range s[manifest] {
-		if r, err := parseVer(p.Release); err == nil && r.hasPrefix(prefix) {
+		if r, err := version.Parse(p.Release); err == nil && r.HasPrefix(prefix) {
 			return true
 		}
 	}
@@ -337,18 +339,18 @@ func (s setIndex) describe(manifest, product string) string {
 
 // newestServing is the set's newest TensorRT whose capability floor lets
 // capability c through, preferring a versioned name; nil when none does.
-func (s setIndex) newestServing(c ver) *sdk.SetPackage {
+func (s setIndex) newestServing(c version.Version) *sdk.SetPackage {
 	var best *sdk.SetPackage
-	var bestV ver
+	var bestV version.Version
 	for i, p := range s[pkgTensorRT] {
-		r, err := parseVer(p.Release)
+		r, err := version.Parse(p.Release)
 		if err != nil {
 			continue
 		}
-		if f := floorOf(r); f != nil && c.less(f.min) {
+		if f := floorOf(r); f != nil && c.Less(f.min) {
 			continue
 		}
-		if best == nil || bestV.less(r) || (bestV.cmp(r) == 0 && p.Name > best.Name) {
+		if best == nil || bestV.Less(r) || (bestV.Compare(r) == 0 && p.Name > best.Name) {
 			best, bestV = &s[pkgTensorRT][i], r
 		}
 	}

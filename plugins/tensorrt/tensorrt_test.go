@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -112,7 +113,7 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 		if !known(a.pkg) {
 			t.Errorf("TensorRT %s: package %s is not known to the tensorrt plugin", a.version, a.pkg)
 		}
-		if a.path != "" && builtWith(a.path).isZero() {
+		if a.path != "" && builtWith(a.path).IsZero() {
 			t.Errorf("TensorRT %s: archive %s does not say which CUDA it is built with", a.version, a.path)
 		}
 	}
@@ -319,7 +320,7 @@ func TestCUDARange(t *testing.T) {
 	}
 
 	// Another major never serves.
-	if got := cudaReasons("10.16.1.11", mustVer("12.9.0"), mustVer("13.2"), "linux-x86_64"); len(got) != 1 ||
+	if got := cudaReasons("10.16.1.11", version.MustParse("12.9.0"), version.MustParse("13.2"), "linux-x86_64"); len(got) != 1 ||
 		got[0] != "TensorRT 10.16.1.11's linux-x86_64 archive is built with CUDA 13.2 and serves CUDA 13.x only, not CUDA 12.9.0" {
 		t.Errorf("CUDA 12.9.0 with a CUDA 13.2 build: %q", got)
 	}
@@ -430,9 +431,9 @@ func TestNixpkgsReleases(t *testing.T) {
 				t.Errorf("%s: nixpkgs has it under %s, the manifest under %s", row.Filename, key, a.key)
 			}
 			compared++
-			rel := mustVer(a.version).trunc(3)
+			rel := version.MustParse(a.version).Truncate(3)
 			built := builtWith(a.path)
-			min, max := minCUDA(built, a.key).String(), fmt.Sprintf("%d.x", built.major())
+			min, max := minCUDA(built, a.key).String(), fmt.Sprintf("%d.x", built.Major())
 			if min != row.MinCudaVersion {
 				t.Errorf("%s: min CUDA ours %s, nixpkgs %s", row.Filename, min, row.MinCudaVersion)
 			}
@@ -449,7 +450,7 @@ func TestNixpkgsReleases(t *testing.T) {
 			// Deliberate: nixpkgs pairs the CUDA 12 builds with the cuDNN 9
 			// of their day; NVIDIA's support matrices list cuDNN 8.9 (and the
 			// plugins open libcudnn.so.8).
-			if ours != theirs && !(ours == "8.9" && built.major() == 12 && strings.HasPrefix(theirs, "9.")) {
+			if ours != theirs && !(ours == "8.9" && built.Major() == 12 && strings.HasPrefix(theirs, "9.")) {
 				t.Errorf("%s: cuDNN ours %q, nixpkgs %q", row.Filename, ours, theirs)
 			}
 		}
