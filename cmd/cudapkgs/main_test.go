@@ -20,6 +20,7 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 // TestMain lets the scripts run the real command as a subprocess: "exec
 // cudapkgs ..." in a script starts this test binary as cudapkgs.
 func TestMain(m *testing.M) {
+	setGC() // as the command does, so benchmarks measure what users get
 	// Tests that call run() in process start the built-in plugins as this
 	// test binary ("cudapkgs.test plugin serve redist"): serve them.
 	if os.Getenv(sdk.Handshake().MagicCookieKey) != "" && len(os.Args) > 2 && os.Args[1] == "plugin" {

@@ -3,7 +3,6 @@ package fixup
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -79,12 +78,30 @@ func (h *Host) names() string {
 	return strings.Join(ns, ", ")
 }
 
-// safePath is what may appear in a Bazel label and a glob: no spaces, quotes,
-// colons or wildcards.
-var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
+// safePath reports whether p is names of letters, digits and _ . + -
+// joined by single slashes: what may appear in a Bazel label and a glob (no
+// spaces, quotes, colons or wildcards). A loop, not a regexp: it runs for
+// every file of every package of every set.
+func safePath(p string) bool {
+	if p == "" || p[0] == '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	prev := byte(0)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '+', c == '-':
+		case c == '/' && prev != '/':
+		default:
+			return false
+		}
+		prev = c
+	}
+	return true
+}
 
 func checkPath(p string) error {
-	if !safePath.MatchString(p) {
+	if !safePath(p) {
 		return fmt.Errorf("path %q has characters that are not safe in a Bazel label (allowed: letters, digits, _ . + - and / between names)", p)
 	}
 	for _, part := range strings.Split(p, "/") {

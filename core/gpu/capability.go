@@ -85,6 +85,11 @@ func Capabilities() []Capability {
 // "9.0a", "10.0f") and nvcc's forms ("sm_90a", "compute_90"), ignoring case
 // and surrounding space.
 func Lookup(name string) (Capability, error) {
+	for _, c := range capabilityTable { // the common case: already canonical
+		if c.Name == name {
+			return c, nil
+		}
+	}
 	canon, err := canonicalName(name)
 	if err != nil {
 		return Capability{}, err

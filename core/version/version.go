@@ -23,29 +23,75 @@ type Version struct {
 	text  string
 }
 
-// Parse reads a dotted version of one to four non-negative integers.
+// Parse reads a dotted version of one to four non-negative integers. It
+// scans the text once without splitting it: plugins parse versions for every
+// package of every set.
 func Parse(s string) (Version, error) {
 	var v Version
 	if s == "" {
 		return v, fmt.Errorf("empty version: expected 1 to %d dot-separated numbers such as \"12.4.1\"", MaxParts)
 	}
-	fields := strings.Split(s, ".")
-	if len(fields) > MaxParts {
-		return v, fmt.Errorf("version %q has %d parts: expected 1 to %d dot-separated numbers", s, len(fields), MaxParts)
-	}
-	for i, f := range fields {
-		if f == "" || strings.TrimLeft(f, "0123456789") != "" {
-			return v, fmt.Errorf("version %q: part %d (%q) is not a number: expected 1 to %d dot-separated numbers such as \"12.4.1\"", s, i+1, f, MaxParts)
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if s[i] < '0' || s[i] > '9' {
+				return Version{}, partError(s, v.n, i)
+			}
+			continue
 		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
-			return v, fmt.Errorf("version %q: part %d (%q) is out of range", s, i+1, f)
+		if v.n == MaxParts {
+			return Version{}, fmt.Errorf("version %q has %d parts: expected 1 to %d dot-separated numbers", s, strings.Count(s, ".")+1, MaxParts)
 		}
-		v.parts[i] = n
+		if i == start {
+			return Version{}, fmt.Errorf("version %q: part %d (%q) is not a number: expected 1 to %d dot-separated numbers such as \"12.4.1\"", s, v.n+1, "", MaxParts)
+		}
+		n, err := strconv.Atoi(s[start:i])
+		if err != nil {
+			return Version{}, fmt.Errorf("version %q: part %d (%q) is out of range", s, v.n+1, s[start:i])
+		}
+		v.parts[v.n] = n
+		v.n++
+		start = i + 1
 	}
-	v.n = len(fields)
 	v.text = s
 	return v, nil
+}
+
+// partError names the part holding a character that is not a digit.
+func partError(s string, n, at int) error {
+	start := strings.LastIndexByte(s[:at], '.') + 1
+	end := strings.IndexByte(s[at:], '.')
+	if end < 0 {
+		end = len(s)
+	} else {
+		end += at
+	}
+	if n >= MaxParts {
+		return fmt.Errorf("version %q has %d parts: expected 1 to %d dot-separated numbers", s, strings.Count(s, ".")+1, MaxParts)
+	}
+	return fmt.Errorf("version %q: part %d (%q) is not a number: expected 1 to %d dot-separated numbers such as \"12.4.1\"", s, n+1, s[start:end], MaxParts)
+}
+
+// New builds a version from its parts (one to four, non-negative).
+func New(parts ...int) Version {
+	var v Version
+	if len(parts) == 0 || len(parts) > MaxParts {
+		panic(fmt.Sprintf("version.New: %d parts", len(parts)))
+	}
+	buf := make([]byte, 0, 16)
+	for i, p := range parts {
+		if p < 0 {
+			panic(fmt.Sprintf("version.New: negative part %d", p))
+		}
+		if i > 0 {
+			buf = append(buf, '.')
+		}
+		buf = strconv.AppendInt(buf, int64(p), 10)
+		v.parts[i] = p
+	}
+	v.n = len(parts)
+	v.text = string(buf)
+	return v
 }
 
 // MustParse is Parse for versions written in the source code; it panics on error.

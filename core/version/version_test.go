@@ -101,3 +101,13 @@ func TestHelpers(t *testing.T) {
 		t.Error("UnmarshalText accepted x")
 	}
 }
+
+func TestNew(t *testing.T) {
+	v := New(12, 4)
+	if v.String() != "12.4" || !v.Equal(MustParse("12.4")) || v.Parts() != 2 {
+		t.Errorf("New(12, 4) = %v", v)
+	}
+	if New(9, 5, 1, 17).Compare(MustParse("9.5.1.17")) != 0 {
+		t.Error("New(9,5,1,17) differs from Parse")
+	}
+}

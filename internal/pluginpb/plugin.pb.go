@@ -715,9 +715,13 @@ func (x *Dep) GetPlatforms() []string {
 }
 
 type PlatformResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Files         []*File                `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
-	Unusable      []string               `protobuf:"bytes,2,rep,name=unusable,proto3" json:"unusable,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Files    []*File                `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	Unusable []string               `protobuf:"bytes,2,rep,name=unusable,proto3" json:"unusable,omitempty"`
+	// same_files_as names another platform of the same package whose files
+	// these are (files is then empty): most packages ship the same layout on
+	// every Linux platform, and the SDK sends it once.
+	SameFilesAs   string `protobuf:"bytes,3,opt,name=same_files_as,json=sameFilesAs,proto3" json:"same_files_as,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -764,6 +768,13 @@ func (x *PlatformResult) GetUnusable() []string {
 		return x.Unusable
 	}
 	return nil
+}
+
+func (x *PlatformResult) GetSameFilesAs() string {
+	if x != nil {
+		return x.SameFilesAs
+	}
+	return ""
 }
 
 type PackageResult struct {
@@ -933,10 +944,11 @@ const file_plugin_proto_rawDesc = "" +
 	"\aruntime\x18\x03 \x01(\bR\aruntime\x12\x14\n" +
 	"\x05since\x18\x04 \x01(\tR\x05since\x12\x14\n" +
 	"\x05until\x18\x05 \x01(\tR\x05until\x12\x1c\n" +
-	"\tplatforms\x18\x06 \x03(\tR\tplatforms\"\\\n" +
+	"\tplatforms\x18\x06 \x03(\tR\tplatforms\"\x80\x01\n" +
 	"\x0ePlatformResult\x12.\n" +
 	"\x05files\x18\x01 \x03(\v2\x18.cudapkgs.plugin.v1.FileR\x05files\x12\x1a\n" +
-	"\bunusable\x18\x02 \x03(\tR\bunusable\"\x82\x02\n" +
+	"\bunusable\x18\x02 \x03(\tR\bunusable\x12\"\n" +
+	"\rsame_files_as\x18\x03 \x01(\tR\vsameFilesAs\"\x82\x02\n" +
 	"\rPackageResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04deps\x18\x02 \x03(\v2\x17.cudapkgs.plugin.v1.DepR\x04deps\x12N\n" +

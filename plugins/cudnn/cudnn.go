@@ -30,9 +30,10 @@ func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	if b.Product != "cudnn" {
 		return nil, fmt.Errorf("batch is for product %q; the cudnn plugin fixes cudnn", b.Product)
 	}
+	set := indexSet(b.SetPackages)
 	out := &sdk.Result{}
 	for _, p := range b.Packages {
-		r, err := fixPackage(b, p)
+		r, err := fixPackage(b, set, p)
 		if err != nil {
 			return nil, fmt.Errorf("package %s (%s %s): %w", p.Name, p.Manifest, p.Version, err)
 		}
@@ -57,7 +58,7 @@ func known(manifest string) bool {
 	return false
 }
 
-func fixPackage(b *sdk.Batch, p sdk.Package) (sdk.PackageResult, error) {
+func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, error) {
 	r := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
 	rel, err := version.Parse(p.Release)
 	if err != nil {
@@ -78,7 +79,6 @@ func fixPackage(b *sdk.Batch, p sdk.Package) (sdk.PackageResult, error) {
 		}
 		return r, nil
 	}
-	set := indexSet(b.SetPackages)
 	r.Deps = deps(p.Manifest, rel, set)
 	for _, a := range p.Archives {
 		pr := sdk.PlatformResult{}

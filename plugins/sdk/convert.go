@@ -1,6 +1,8 @@
 package sdk
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 
 	pb "github.com/cudapkgs/cudapkgs/internal/pluginpb"
@@ -66,11 +68,21 @@ func resultToPB(r *Result) *pb.FixupResponse {
 		for _, d := range p.Deps {
 			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 		}
+		var sent []string // platforms whose files went on the wire, in order
 		for _, name := range sortedKeys(p.Platforms) {
 			pr := p.Platforms[name]
 			out := &pb.PlatformResult{Unusable: pr.Unusable}
-			for _, f := range pr.Files {
-				out.Files = append(out.Files, &pb.File{Path: f.Path, Kind: string(f.Kind), Role: string(f.Role), Soname: f.SONAME})
+			for _, prev := range sent {
+				if len(pr.Files) > 0 && slices.Equal(p.Platforms[prev].Files, pr.Files) {
+					out.SameFilesAs = prev
+					break
+				}
+			}
+			if out.SameFilesAs == "" {
+				for _, f := range pr.Files {
+					out.Files = append(out.Files, &pb.File{Path: f.Path, Kind: string(f.Kind), Role: string(f.Role), Soname: f.SONAME})
+				}
+				sent = append(sent, name)
 			}
 			pp.Platforms[name] = out
 		}
@@ -79,23 +91,36 @@ func resultToPB(r *Result) *pb.FixupResponse {
 	return resp
 }
 
-func resultFromPB(resp *pb.FixupResponse) *Result {
+func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 	r := &Result{}
 	for _, p := range resp.GetPackages() {
 		pp := PackageResult{Name: p.GetName(), Platforms: map[string]PlatformResult{}}
 		for _, d := range p.GetDeps() {
 			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms()})
 		}
+		files := map[string][]File{}
 		for name, pr := range p.GetPlatforms() {
-			out := PlatformResult{Unusable: pr.GetUnusable()}
+			var fs []File
 			for _, f := range pr.GetFiles() {
-				out.Files = append(out.Files, File{Path: f.GetPath(), Kind: Kind(f.GetKind()), Role: Role(f.GetRole()), SONAME: f.GetSoname()})
+				fs = append(fs, File{Path: f.GetPath(), Kind: Kind(f.GetKind()), Role: Role(f.GetRole()), SONAME: f.GetSoname()})
+			}
+			files[name] = fs
+		}
+		for name, pr := range p.GetPlatforms() {
+			out := PlatformResult{Unusable: pr.GetUnusable(), Files: files[name]}
+			if same := pr.GetSameFilesAs(); same != "" {
+				src, ok := p.GetPlatforms()[same]
+				if !ok || src.GetSameFilesAs() != "" || len(pr.GetFiles()) > 0 {
+					return nil, fmt.Errorf("package %s: platform %s has files the same as %q, which is not a platform with files of its own", p.GetName(), name, same)
+				}
+				// Shared, not copied: the host only reads them.
+				out.Files = files[same]
 			}
 			pp.Platforms[name] = out
 		}
 		r.Packages = append(r.Packages, pp)
 	}
-	return r
+	return r, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

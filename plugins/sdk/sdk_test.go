@@ -84,3 +84,26 @@ func TestRoleOf(t *testing.T) {
 		}
 	}
 }
+
+type twins struct{ echo }
+
+// Fixup answers the same files on two platforms, which the SDK sends once.
+func (twins) Fixup(_ context.Context, b *sdk.Batch) (*sdk.Result, error) {
+	files := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
+	return &sdk.Result{Packages: []sdk.PackageResult{{Name: b.Packages[0].Name, Platforms: map[string]sdk.PlatformResult{
+		"linux-x86_64": {Files: files}, "linux-sbsa": {Files: files}, "linux-jetson": {Unusable: []string{"no"}},
+	}}}}, nil
+}
+
+func TestSameFilesSentOnce(t *testing.T) {
+	c := sdktest.Run(t, twins{})
+	got, err := c.Fixup(context.Background(), &sdk.Batch{Packages: []sdk.Package{{Name: "p"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := got.Packages[0].Platforms
+	want := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
+	if !cmp.Equal(ps["linux-x86_64"].Files, want) || !cmp.Equal(ps["linux-sbsa"].Files, want) || len(ps["linux-jetson"].Files) != 0 {
+		t.Errorf("platforms = %+v", ps)
+	}
+}

@@ -3,7 +3,6 @@
 package gpucap
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/cudapkgs/cudapkgs/core/gpu"
@@ -21,5 +20,5 @@ func Lookup(name string) (version.Version, string, bool) {
 	if err != nil {
 		return version.Version{}, "", false
 	}
-	return version.MustParse(fmt.Sprintf("%d.%d", c.Major, c.Minor)), c.Arch, true
+	return version.New(c.Major, c.Minor), c.Arch, true
 }
