@@ -51,7 +51,7 @@ type Options struct {
 const (
 	defaultStartTimeout = 20 * time.Second
 	defaultCallTimeout  = 30 * time.Second
-	defaultParallel     = 8
+	defaultParallel     = 16
 	stderrTailLines     = 12
 )
 

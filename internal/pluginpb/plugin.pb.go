@@ -26,6 +26,116 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type Kind int32
+
+const (
+	Kind_KIND_UNSPECIFIED Kind = 0
+	Kind_KIND_HEADERS     Kind = 1
+	Kind_KIND_SHARED_LIB  Kind = 2
+	Kind_KIND_STATIC_LIB  Kind = 3
+	Kind_KIND_STUB_LIB    Kind = 4
+	Kind_KIND_BINARY      Kind = 5
+	Kind_KIND_DATA        Kind = 6
+)
+
+// Enum value maps for Kind.
+var (
+	Kind_name = map[int32]string{
+		0: "KIND_UNSPECIFIED",
+		1: "KIND_HEADERS",
+		2: "KIND_SHARED_LIB",
+		3: "KIND_STATIC_LIB",
+		4: "KIND_STUB_LIB",
+		5: "KIND_BINARY",
+		6: "KIND_DATA",
+	}
+	Kind_value = map[string]int32{
+		"KIND_UNSPECIFIED": 0,
+		"KIND_HEADERS":     1,
+		"KIND_SHARED_LIB":  2,
+		"KIND_STATIC_LIB":  3,
+		"KIND_STUB_LIB":    4,
+		"KIND_BINARY":      5,
+		"KIND_DATA":        6,
+	}
+)
+
+func (x Kind) Enum() *Kind {
+	p := new(Kind)
+	*p = x
+	return p
+}
+
+func (x Kind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Kind) Descriptor() protoreflect.EnumDescriptor {
+	return file_plugin_proto_enumTypes[0].Descriptor()
+}
+
+func (Kind) Type() protoreflect.EnumType {
+	return &file_plugin_proto_enumTypes[0]
+}
+
+func (x Kind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Kind.Descriptor instead.
+func (Kind) EnumDescriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{0}
+}
+
+type Role int32
+
+const (
+	Role_ROLE_UNSPECIFIED Role = 0
+	Role_ROLE_EXEC        Role = 1
+	Role_ROLE_TARGET      Role = 2
+)
+
+// Enum value maps for Role.
+var (
+	Role_name = map[int32]string{
+		0: "ROLE_UNSPECIFIED",
+		1: "ROLE_EXEC",
+		2: "ROLE_TARGET",
+	}
+	Role_value = map[string]int32{
+		"ROLE_UNSPECIFIED": 0,
+		"ROLE_EXEC":        1,
+		"ROLE_TARGET":      2,
+	}
+)
+
+func (x Role) Enum() *Role {
+	p := new(Role)
+	*p = x
+	return p
+}
+
+func (x Role) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Role) Descriptor() protoreflect.EnumDescriptor {
+	return file_plugin_proto_enumTypes[1].Descriptor()
+}
+
+func (Role) Type() protoreflect.EnumType {
+	return &file_plugin_proto_enumTypes[1]
+}
+
+func (x Role) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Role.Descriptor instead.
+func (Role) EnumDescriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{1}
+}
+
 type DescribeRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -487,12 +597,14 @@ func (x *Package) GetUnavailable() map[string]*StringList {
 }
 
 type FixupRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Cuda          string                 `protobuf:"bytes,1,opt,name=cuda,proto3" json:"cuda,omitempty"`
-	Product       string                 `protobuf:"bytes,2,opt,name=product,proto3" json:"product,omitempty"`
-	Config        *Config                `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
-	Packages      []*Package             `protobuf:"bytes,4,rep,name=packages,proto3" json:"packages,omitempty"`
-	SetPackages   []*SetPackage          `protobuf:"bytes,5,rep,name=set_packages,json=setPackages,proto3" json:"set_packages,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Cuda     string                 `protobuf:"bytes,1,opt,name=cuda,proto3" json:"cuda,omitempty"`
+	Product  string                 `protobuf:"bytes,2,opt,name=product,proto3" json:"product,omitempty"`
+	Config   *Config                `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	Packages []*Package             `protobuf:"bytes,4,rep,name=packages,proto3" json:"packages,omitempty"`
+	// The other products' packages of the set; the batch's own packages are
+	// in packages and belong to the set too.
+	SetPackages   []*SetPackage `protobuf:"bytes,5,rep,name=set_packages,json=setPackages,proto3" json:"set_packages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -565,8 +677,8 @@ func (x *FixupRequest) GetSetPackages() []*SetPackage {
 type File struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Role          string                 `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	Kind          Kind                   `protobuf:"varint,2,opt,name=kind,proto3,enum=cudapkgs.plugin.v1.Kind" json:"kind,omitempty"`
+	Role          Role                   `protobuf:"varint,3,opt,name=role,proto3,enum=cudapkgs.plugin.v1.Role" json:"role,omitempty"`
 	Soname        string                 `protobuf:"bytes,4,opt,name=soname,proto3" json:"soname,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -609,18 +721,18 @@ func (x *File) GetPath() string {
 	return ""
 }
 
-func (x *File) GetKind() string {
+func (x *File) GetKind() Kind {
 	if x != nil {
 		return x.Kind
 	}
-	return ""
+	return Kind_KIND_UNSPECIFIED
 }
 
-func (x *File) GetRole() string {
+func (x *File) GetRole() Role {
 	if x != nil {
 		return x.Role
 	}
-	return ""
+	return Role_ROLE_UNSPECIFIED
 }
 
 func (x *File) GetSoname() string {
@@ -932,11 +1044,11 @@ const file_plugin_proto_rawDesc = "" +
 	"\aproduct\x18\x02 \x01(\tR\aproduct\x122\n" +
 	"\x06config\x18\x03 \x01(\v2\x1a.cudapkgs.plugin.v1.ConfigR\x06config\x127\n" +
 	"\bpackages\x18\x04 \x03(\v2\x1b.cudapkgs.plugin.v1.PackageR\bpackages\x12A\n" +
-	"\fset_packages\x18\x05 \x03(\v2\x1e.cudapkgs.plugin.v1.SetPackageR\vsetPackages\"Z\n" +
+	"\fset_packages\x18\x05 \x03(\v2\x1e.cudapkgs.plugin.v1.SetPackageR\vsetPackages\"\x8e\x01\n" +
 	"\x04File\x12\x12\n" +
-	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
-	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
-	"\x04role\x18\x03 \x01(\tR\x04role\x12\x16\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12,\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x18.cudapkgs.plugin.v1.KindR\x04kind\x12,\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x18.cudapkgs.plugin.v1.RoleR\x04role\x12\x16\n" +
 	"\x06soname\x18\x04 \x01(\tR\x06soname\"\x9d\x01\n" +
 	"\x03Dep\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x18\n" +
@@ -957,7 +1069,19 @@ const file_plugin_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x128\n" +
 	"\x05value\x18\x02 \x01(\v2\".cudapkgs.plugin.v1.PlatformResultR\x05value:\x028\x01\"N\n" +
 	"\rFixupResponse\x12=\n" +
-	"\bpackages\x18\x01 \x03(\v2!.cudapkgs.plugin.v1.PackageResultR\bpackages2\xac\x01\n" +
+	"\bpackages\x18\x01 \x03(\v2!.cudapkgs.plugin.v1.PackageResultR\bpackages*\x8b\x01\n" +
+	"\x04Kind\x12\x14\n" +
+	"\x10KIND_UNSPECIFIED\x10\x00\x12\x10\n" +
+	"\fKIND_HEADERS\x10\x01\x12\x13\n" +
+	"\x0fKIND_SHARED_LIB\x10\x02\x12\x13\n" +
+	"\x0fKIND_STATIC_LIB\x10\x03\x12\x11\n" +
+	"\rKIND_STUB_LIB\x10\x04\x12\x0f\n" +
+	"\vKIND_BINARY\x10\x05\x12\r\n" +
+	"\tKIND_DATA\x10\x06*<\n" +
+	"\x04Role\x12\x14\n" +
+	"\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n" +
+	"\tROLE_EXEC\x10\x01\x12\x0f\n" +
+	"\vROLE_TARGET\x10\x022\xac\x01\n" +
 	"\x05Fixup\x12U\n" +
 	"\bDescribe\x12#.cudapkgs.plugin.v1.DescribeRequest\x1a$.cudapkgs.plugin.v1.DescribeResponse\x12L\n" +
 	"\x05Fixup\x12 .cudapkgs.plugin.v1.FixupRequest\x1a!.cudapkgs.plugin.v1.FixupResponseB0Z.github.com/cudapkgs/cudapkgs/internal/pluginpbb\x06proto3"
@@ -974,48 +1098,53 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
+var file_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_plugin_proto_goTypes = []any{
-	(*DescribeRequest)(nil),  // 0: cudapkgs.plugin.v1.DescribeRequest
-	(*DescribeResponse)(nil), // 1: cudapkgs.plugin.v1.DescribeResponse
-	(*Config)(nil),           // 2: cudapkgs.plugin.v1.Config
-	(*StringList)(nil),       // 3: cudapkgs.plugin.v1.StringList
-	(*SetPackage)(nil),       // 4: cudapkgs.plugin.v1.SetPackage
-	(*Archive)(nil),          // 5: cudapkgs.plugin.v1.Archive
-	(*Package)(nil),          // 6: cudapkgs.plugin.v1.Package
-	(*FixupRequest)(nil),     // 7: cudapkgs.plugin.v1.FixupRequest
-	(*File)(nil),             // 8: cudapkgs.plugin.v1.File
-	(*Dep)(nil),              // 9: cudapkgs.plugin.v1.Dep
-	(*PlatformResult)(nil),   // 10: cudapkgs.plugin.v1.PlatformResult
-	(*PackageResult)(nil),    // 11: cudapkgs.plugin.v1.PackageResult
-	(*FixupResponse)(nil),    // 12: cudapkgs.plugin.v1.FixupResponse
-	nil,                      // 13: cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	nil,                      // 14: cudapkgs.plugin.v1.Package.UnavailableEntry
-	nil,                      // 15: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	(Kind)(0),                // 0: cudapkgs.plugin.v1.Kind
+	(Role)(0),                // 1: cudapkgs.plugin.v1.Role
+	(*DescribeRequest)(nil),  // 2: cudapkgs.plugin.v1.DescribeRequest
+	(*DescribeResponse)(nil), // 3: cudapkgs.plugin.v1.DescribeResponse
+	(*Config)(nil),           // 4: cudapkgs.plugin.v1.Config
+	(*StringList)(nil),       // 5: cudapkgs.plugin.v1.StringList
+	(*SetPackage)(nil),       // 6: cudapkgs.plugin.v1.SetPackage
+	(*Archive)(nil),          // 7: cudapkgs.plugin.v1.Archive
+	(*Package)(nil),          // 8: cudapkgs.plugin.v1.Package
+	(*FixupRequest)(nil),     // 9: cudapkgs.plugin.v1.FixupRequest
+	(*File)(nil),             // 10: cudapkgs.plugin.v1.File
+	(*Dep)(nil),              // 11: cudapkgs.plugin.v1.Dep
+	(*PlatformResult)(nil),   // 12: cudapkgs.plugin.v1.PlatformResult
+	(*PackageResult)(nil),    // 13: cudapkgs.plugin.v1.PackageResult
+	(*FixupResponse)(nil),    // 14: cudapkgs.plugin.v1.FixupResponse
+	nil,                      // 15: cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	nil,                      // 16: cudapkgs.plugin.v1.Package.UnavailableEntry
+	nil,                      // 17: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
-	13, // 0: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	5,  // 1: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
-	14, // 2: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
-	2,  // 3: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
-	6,  // 4: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
-	4,  // 5: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
-	8,  // 6: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
-	9,  // 7: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
-	15, // 8: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
-	11, // 9: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
-	3,  // 10: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	3,  // 11: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	10, // 12: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
-	0,  // 13: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
-	7,  // 14: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
-	1,  // 15: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
-	12, // 16: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
-	15, // [15:17] is the sub-list for method output_type
-	13, // [13:15] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	15, // 0: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	7,  // 1: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
+	16, // 2: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
+	4,  // 3: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
+	8,  // 4: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
+	6,  // 5: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
+	0,  // 6: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
+	1,  // 7: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
+	10, // 8: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
+	11, // 9: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
+	17, // 10: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	13, // 11: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
+	5,  // 12: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	5,  // 13: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	12, // 14: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
+	2,  // 15: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
+	9,  // 16: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
+	3,  // 17: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
+	14, // 18: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
+	17, // [17:19] is the sub-list for method output_type
+	15, // [15:17] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1028,13 +1157,14 @@ func file_plugin_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
-			NumEnums:      0,
+			NumEnums:      2,
 			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_plugin_proto_goTypes,
 		DependencyIndexes: file_plugin_proto_depIdxs,
+		EnumInfos:         file_plugin_proto_enumTypes,
 		MessageInfos:      file_plugin_proto_msgTypes,
 	}.Build()
 	File_plugin_proto = out.File

@@ -36,8 +36,12 @@ func batchToPB(b *Batch) *pb.FixupRequest {
 		}
 		req.Packages = append(req.Packages, pp)
 	}
+	// The batch's own packages are sent once, in packages; the other side
+	// adds them back to the set.
 	for _, s := range b.SetPackages {
-		req.SetPackages = append(req.SetPackages, &pb.SetPackage{Name: s.Name, Manifest: s.Manifest, Product: s.Product, Release: s.Release, Version: s.Version})
+		if s.Product != b.Product {
+			req.SetPackages = append(req.SetPackages, &pb.SetPackage{Name: s.Name, Manifest: s.Manifest, Product: s.Product, Release: s.Release, Version: s.Version})
+		}
 	}
 	return req
 }
@@ -54,6 +58,9 @@ func batchFromPB(req *pb.FixupRequest) *Batch {
 			pp.Archives = append(pp.Archives, Archive{Platform: a.GetPlatform(), Key: a.GetKey(), Variant: a.GetVariant(), RelativePath: a.GetRelativePath(), SHA256: a.GetSha256()})
 		}
 		b.Packages = append(b.Packages, pp)
+	}
+	for _, p := range b.Packages {
+		b.SetPackages = append(b.SetPackages, SetPackage{Name: p.Name, Manifest: p.Manifest, Product: p.Product, Release: p.Release, Version: p.Version})
 	}
 	for _, s := range req.GetSetPackages() {
 		b.SetPackages = append(b.SetPackages, SetPackage{Name: s.GetName(), Manifest: s.GetManifest(), Product: s.GetProduct(), Release: s.GetRelease(), Version: s.GetVersion()})
@@ -80,7 +87,7 @@ func resultToPB(r *Result) *pb.FixupResponse {
 			}
 			if out.SameFilesAs == "" {
 				for _, f := range pr.Files {
-					out.Files = append(out.Files, &pb.File{Path: f.Path, Kind: string(f.Kind), Role: string(f.Role), Soname: f.SONAME})
+					out.Files = append(out.Files, &pb.File{Path: f.Path, Kind: kindToPB[f.Kind], Role: roleToPB[f.Role], Soname: f.SONAME})
 				}
 				sent = append(sent, name)
 			}
@@ -102,7 +109,7 @@ func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 		for name, pr := range p.GetPlatforms() {
 			var fs []File
 			for _, f := range pr.GetFiles() {
-				fs = append(fs, File{Path: f.GetPath(), Kind: Kind(f.GetKind()), Role: Role(f.GetRole()), SONAME: f.GetSoname()})
+				fs = append(fs, File{Path: f.GetPath(), Kind: kindFromPB[f.GetKind()], Role: roleFromPB[f.GetRole()], SONAME: f.GetSoname()})
 			}
 			files[name] = fs
 		}
@@ -129,5 +136,23 @@ func sortedKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Kinds and roles are enums on the wire (a varint, not a string per file).
+// An unknown or unspecified value reads as "", which the host refuses.
+var (
+	kindToPB = map[Kind]pb.Kind{Headers: pb.Kind_KIND_HEADERS, SharedLib: pb.Kind_KIND_SHARED_LIB, StaticLib: pb.Kind_KIND_STATIC_LIB,
+		StubLib: pb.Kind_KIND_STUB_LIB, Binary: pb.Kind_KIND_BINARY, Data: pb.Kind_KIND_DATA}
+	kindFromPB = invert(kindToPB)
+	roleToPB   = map[Role]pb.Role{Exec: pb.Role_ROLE_EXEC, Target: pb.Role_ROLE_TARGET}
+	roleFromPB = invert(roleToPB)
+)
+
+func invert[K, V comparable](m map[K]V) map[V]K {
+	out := make(map[V]K, len(m))
+	for k, v := range m {
+		out[v] = k
+	}
 	return out
 }

@@ -24,7 +24,7 @@ func (echo) Fixup(_ context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	for _, p := range b.Packages {
 		r.Packages = append(r.Packages, sdk.PackageResult{
 			Name: p.Name,
-			Deps: []sdk.Dep{{Package: b.SetPackages[0].Manifest, Release: "1.2", Runtime: true, Since: b.CUDA, Platforms: b.Config.Targets}},
+			Deps: []sdk.Dep{{Package: other(b), Release: "1.2", Runtime: true, Since: b.CUDA, Platforms: b.Config.Targets}},
 			Platforms: map[string]sdk.PlatformResult{
 				p.Archives[0].Platform: {Files: []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target},
 					{Path: "lib/libdemo.so.1", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libdemo.so.1"}}},
@@ -33,6 +33,16 @@ func (echo) Fixup(_ context.Context, b *sdk.Batch) (*sdk.Result, error) {
 		})
 	}
 	return r, nil
+}
+
+// other names the set's package from another product.
+func other(b *sdk.Batch) string {
+	for _, s := range b.SetPackages {
+		if s.Product != b.Product {
+			return s.Manifest
+		}
+	}
+	return ""
 }
 
 func TestRoundTripOverGRPC(t *testing.T) {

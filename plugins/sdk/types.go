@@ -52,9 +52,10 @@ type Batch struct {
 	Product  string
 	Config   Config
 	Packages []Package
-	// SetPackages lists every package name of the whole set (all products),
-	// with its manifest name and release, so a plugin can name dependencies
-	// on other products' packages.
+	// SetPackages lists every package of the whole set (all products, this
+	// batch's own included), with its manifest name and release, so a plugin
+	// can name dependencies on other products' packages. The order is not
+	// meaningful.
 	SetPackages []SetPackage
 }
 
