@@ -368,9 +368,13 @@ func (r *running) wrap(call string, err error) error {
 	if name == "" {
 		name = r.spec.Name
 	}
-	// Give the stderr reader a moment to drain what a dying plugin printed.
-	if r.client != nil && r.client.Exited() {
+	// Give the stderr reader a moment to drain what a dying plugin printed:
+	// the process can be gone before its last lines are read.
+	if r.client != nil && (r.client.Exited() || call == "start") {
 		time.Sleep(50 * time.Millisecond)
+		for i := 0; i < 20 && len(r.stderr.Lines()) == 0; i++ {
+			time.Sleep(25 * time.Millisecond)
+		}
 	}
 	return &PluginError{Plugin: name, Call: call, Err: err, Stderr: r.stderr.Lines()}
 }
