@@ -3,6 +3,7 @@ package fixuptest
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
@@ -62,4 +63,49 @@ func Batch(t testing.TB, product, cuda string, targets []string, caps ...string)
 	}
 	t.Fatalf("no %s packages for CUDA %s", product, cuda)
 	return nil
+}
+
+// Cache builds each CUDA version's batch of one product once per test
+// binary (building one reads every manifest). Tests that change a batch copy
+// it first.
+type Cache struct {
+	product string
+	mu      sync.Mutex
+	batches map[string]*sdk.Batch
+}
+
+// NewCache returns an empty cache for a product's batches with all targets.
+func NewCache(product string) *Cache {
+	return &Cache{product: product, batches: map[string]*sdk.Batch{}}
+}
+
+// Batch returns the product's batch for a CUDA version.
+func (c *Cache) Batch(t testing.TB, cuda string) *sdk.Batch {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.batches[cuda]; ok {
+		return b
+	}
+	b := Batch(t, c.product, cuda, nil)
+	c.batches[cuda] = b
+	return b
+}
+
+// Fix runs a fixer on a batch in process, checks that it answered every
+// package once, and returns the answers by package name.
+func Fix(t testing.TB, f sdk.Fixer, b *sdk.Batch) map[string]sdk.PackageResult {
+	t.Helper()
+	res, err := f.Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatalf("Fixup(CUDA %s): %v", b.CUDA, err)
+	}
+	if len(res.Packages) != len(b.Packages) {
+		t.Fatalf("Fixup(CUDA %s) answered %d packages for %d", b.CUDA, len(res.Packages), len(b.Packages))
+	}
+	out := map[string]sdk.PackageResult{}
+	for _, r := range res.Packages {
+		out[r.Name] = r
+	}
+	return out
 }

@@ -24,22 +24,10 @@ func (fixer) Describe() sdk.Description {
 // know (a release that adds one) keep their archives but are unusable, with
 // a reason, rather than failing the whole run.
 func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if b.Product != "cudnn" {
-		return nil, fmt.Errorf("batch is for product %q; the cudnn plugin fixes cudnn", b.Product)
-	}
 	set := indexSet(b.SetPackages)
-	out := &sdk.Result{}
-	for _, p := range b.Packages {
-		r, err := fixPackage(b, set, p)
-		if err != nil {
-			return nil, fmt.Errorf("package %s (%s %s): %w", p.Name, p.Manifest, p.Version, err)
-		}
-		out.Packages = append(out.Packages, r)
-	}
-	return out, nil
+	return sdk.EachPackage(ctx, b, "cudnn", func(p sdk.Package) (sdk.PackageResult, error) {
+		return fixPackage(b, set, p)
+	})
 }
 
 // Package names of the cuDNN manifests.

@@ -23,34 +23,13 @@ import (
 // variants change.
 var cudaVersions = []string{"11.4.4", "11.8.0", "12.0.1", "12.2.2", "12.4.1", "12.6.3", "12.8.1", "12.9.0", "13.0.0"}
 
-// batches caches the default-capability batch of each CUDA version: building
-// one reads every manifest.
-var batches = map[string]*sdk.Batch{}
+var batches = fixuptest.NewCache("cudnn")
 
-func batch(t *testing.T, cuda string) *sdk.Batch {
-	t.Helper()
-	if b, ok := batches[cuda]; ok {
-		return b
-	}
-	b := fixuptest.Batch(t, "cudnn", cuda, nil)
-	batches[cuda] = b
-	return b
-}
+func batch(t *testing.T, cuda string) *sdk.Batch { return batches.Batch(t, cuda) }
 
 func fixup(t *testing.T, b *sdk.Batch) map[string]sdk.PackageResult {
 	t.Helper()
-	res, err := New().Fixup(context.Background(), b)
-	if err != nil {
-		t.Fatalf("Fixup(CUDA %s): %v", b.CUDA, err)
-	}
-	if len(res.Packages) != len(b.Packages) {
-		t.Fatalf("Fixup(CUDA %s) answered %d packages for %d", b.CUDA, len(res.Packages), len(b.Packages))
-	}
-	out := map[string]sdk.PackageResult{}
-	for _, r := range res.Packages {
-		out[r.Name] = r
-	}
-	return out
+	return fixuptest.Fix(t, New(), b)
 }
 
 func TestDescribe(t *testing.T) {

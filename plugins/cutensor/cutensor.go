@@ -23,26 +23,14 @@ func (fixer) Describe() sdk.Description {
 
 // Fixup answers for every package of the batch.
 func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if b.Product != "cutensor" {
-		return nil, fmt.Errorf("batch is for product %q; the cutensor plugin fixes cutensor", b.Product)
-	}
 	cuda, err := version.Parse(b.CUDA)
 	if err != nil {
 		return nil, fmt.Errorf("batch CUDA version: %w", err)
 	}
 	set := indexSet(b.SetPackages)
-	out := &sdk.Result{}
-	for _, p := range b.Packages {
-		r, err := fixPackage(b, cuda, set, p)
-		if err != nil {
-			return nil, fmt.Errorf("package %s (%s %s): %w", p.Name, p.Manifest, p.Version, err)
-		}
-		out.Packages = append(out.Packages, r)
-	}
-	return out, nil
+	return sdk.EachPackage(ctx, b, "cutensor", func(p sdk.Package) (sdk.PackageResult, error) {
+		return fixPackage(b, cuda, set, p)
+	})
 }
 
 // pkgLib is the one package of every cuTENSOR manifest.

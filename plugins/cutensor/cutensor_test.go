@@ -25,18 +25,7 @@ var cudaVersions = []string{"11.4.4", "11.8.0", "12.0.1", "12.4.1", "12.6.3", "1
 
 func fixup(t *testing.T, b *sdk.Batch) map[string]sdk.PackageResult {
 	t.Helper()
-	res, err := New().Fixup(context.Background(), b)
-	if err != nil {
-		t.Fatalf("Fixup(CUDA %s): %v", b.CUDA, err)
-	}
-	if len(res.Packages) != len(b.Packages) {
-		t.Fatalf("Fixup(CUDA %s) answered %d packages for %d", b.CUDA, len(res.Packages), len(b.Packages))
-	}
-	out := map[string]sdk.PackageResult{}
-	for _, r := range res.Packages {
-		out[r.Name] = r
-	}
-	return out
+	return fixuptest.Fix(t, New(), b)
 }
 
 func TestDescribe(t *testing.T) {

@@ -33,9 +33,6 @@ func (fixer) Describe() sdk.Description {
 
 // Fixup answers for every package of the batch from the tables in table.go.
 func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
-	if b.Product != Product {
-		return nil, fmt.Errorf("redist: batch is for product %q; this plugin fixes %q", b.Product, Product)
-	}
 	cuda, err := parseVer(b.CUDA)
 	if err != nil {
 		return nil, fmt.Errorf("redist: batch CUDA version: %w", err)
@@ -49,18 +46,9 @@ func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 			inSet[sp.Manifest] = true
 		}
 	}
-	res := &sdk.Result{}
-	for _, p := range b.Packages {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		pr, err := fixPackage(cuda, b.Config, inSet, p)
-		if err != nil {
-			return nil, fmt.Errorf("redist: %s %s: %w", p.Manifest, p.Version, err)
-		}
-		res.Packages = append(res.Packages, pr)
-	}
-	return res, nil
+	return sdk.EachPackage(ctx, b, Product, func(p sdk.Package) (sdk.PackageResult, error) {
+		return fixPackage(cuda, b.Config, inSet, p)
+	})
 }
 
 // env is what a table rule is evaluated against.

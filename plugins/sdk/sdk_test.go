@@ -117,3 +117,25 @@ func TestSameFilesSentOnce(t *testing.T) {
 		t.Errorf("platforms = %+v", ps)
 	}
 }
+
+func TestEachPackage(t *testing.T) {
+	b := &sdk.Batch{Product: "demo", Packages: []sdk.Package{{Name: "a"}, {Name: "b", Manifest: "b", Version: "1.0"}}}
+	res, err := sdk.EachPackage(context.Background(), b, "demo", func(p sdk.Package) (sdk.PackageResult, error) {
+		return sdk.PackageResult{Name: p.Name}, nil
+	})
+	if err != nil || len(res.Packages) != 2 || res.Packages[1].Name != "b" {
+		t.Fatalf("EachPackage = %+v, %v", res, err)
+	}
+	_, err = sdk.EachPackage(context.Background(), b, "demo", func(p sdk.Package) (sdk.PackageResult, error) {
+		if p.Name == "b" {
+			return sdk.PackageResult{}, context.DeadlineExceeded
+		}
+		return sdk.PackageResult{Name: p.Name}, nil
+	})
+	if err == nil || err.Error() != "package b (b 1.0): context deadline exceeded" {
+		t.Errorf("error = %v", err)
+	}
+	if _, err := sdk.EachPackage(context.Background(), b, "other", nil); err == nil || err.Error() != `batch is for product "demo"; this plugin fixes "other"` {
+		t.Errorf("error = %v", err)
+	}
+}

@@ -12,7 +12,10 @@
 // they change only with the protocol version (ProtocolVersion).
 package sdk
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // ProtocolVersion is the plugin protocol's major version. It is in the
 // protobuf package name (cudapkgs.plugin.v1) and negotiated at the go-plugin
@@ -179,4 +182,28 @@ func RoleOf(files []File) Role {
 		}
 	}
 	return r
+}
+
+// EachPackage is the loop most fixers are: it checks that the batch is for
+// product, then calls fix for every package in order, stopping at a
+// cancelled context or at the first error, which it wraps with the package.
+func EachPackage(ctx context.Context, b *Batch, product string, fix func(Package) (PackageResult, error)) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if b.Product != product {
+		return nil, fmt.Errorf("batch is for product %q; this plugin fixes %q", b.Product, product)
+	}
+	out := &Result{Packages: make([]PackageResult, 0, len(b.Packages))}
+	for _, p := range b.Packages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, err := fix(p)
+		if err != nil {
+			return nil, fmt.Errorf("package %s (%s %s): %w", p.Name, p.Manifest, p.Version, err)
+		}
+		out.Packages = append(out.Packages, r)
+	}
+	return out, nil
 }
