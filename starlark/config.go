@@ -1,0 +1,319 @@
+package starlark
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sl "go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/gpu"
+	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// File is an evaluated configuration file: the options it set, where it set
+// each, and the overrides it (and the modules it loads) declared. It is a
+// config.Layer, applied between the defaults and the flags.
+type File struct {
+	path    string
+	interp  *Interp
+	options config.Options
+	pos     map[string]string // option -> "file:line:col" of the call that set it
+	pinPos  []string          // parallel to options.Pins
+	plugPos []string          // parallel to options.Plugins
+	// Modules are the modules evaluated, in load order (the file first).
+	Modules   []string
+	overrides []*override
+}
+
+// OptionNames are the option names Position knows, as config's messages name them.
+var OptionNames = []string{"cuda", "capabilities", "forward_compat", "exec", "targets", "pins", "mirrors", "plugins"}
+
+// EvalConfig evaluates a configuration file (and what it loads) in one run.
+// Errors are Starlark errors (syntax, resolution, evaluation, a builtin's
+// refusal); FormatError renders them with their position.
+func (in *Interp) EvalConfig(ctx context.Context, file string) (*File, error) {
+	name, err := in.moduleName(file)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{path: name, interp: in, pos: map[string]string{}}
+	r := in.newRun(ctx, f, nil)
+	defer r.close()
+	if _, err := r.evalTop(file); err != nil {
+		return nil, err
+	}
+	for _, o := range f.overrides {
+		o.fn.Freeze()
+	}
+	return f, nil
+}
+
+// Name is the file's path (relative to the workspace when inside it).
+func (f *File) Name() string { return f.path }
+
+// Apply sets the options the file set; the others keep the earlier layers'
+// values.
+func (f *File) Apply(o *config.Options) error {
+	return config.Literal{From: f.path, Options: f.options}.Apply(o)
+}
+
+// Options returns a copy of the options the file set (nil where unset).
+func (f *File) Options() config.Options {
+	o := f.options
+	o.CUDA = clone(o.CUDA)
+	o.Capabilities = clone(o.Capabilities)
+	o.Targets = clone(o.Targets)
+	o.Pins = clone(o.Pins)
+	o.Mirrors = clone(o.Mirrors)
+	o.Plugins = clone(o.Plugins)
+	return o
+}
+
+func clone(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string{}, s...)
+}
+
+// Position returns where the file set an option ("file:line:col"; the
+// latest call for options set twice, the first pin or plugin for pins and
+// plugins), or "" when the file did not set it. Options are named as in
+// config's messages: cuda, capabilities, forward_compat, exec, targets,
+// pins, mirrors, plugins.
+func (f *File) Position(option string) string { return f.pos[option] }
+
+// Explain adds the file's position to an error of config.Evaluate that is
+// about an option the file set ("option pins: ..."): the position of the
+// pin or plugin the message quotes when there is one, else of the option.
+// Other errors come back unchanged. A caller whose flags override the file
+// should explain only errors about options the flags did not set.
+func (f *File) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, prefix := range []string{"", f.path + ": "} {
+		rest, ok := strings.CutPrefix(msg, prefix+"option ")
+		if !ok {
+			continue
+		}
+		opt, _, ok := strings.Cut(rest, ":")
+		if !ok {
+			continue
+		}
+		pos := f.pos[opt]
+		entries, at := f.options.Pins, f.pinPos
+		if opt == "plugins" {
+			entries, at = f.options.Plugins, f.plugPos
+		}
+		if opt == "pins" || opt == "plugins" {
+			for i, e := range entries {
+				if strings.Contains(msg, fmt.Sprintf("%q", e)) || strings.Contains(msg, " "+e+" ") || strings.HasSuffix(msg, " "+e) {
+					pos = at[i]
+					break
+				}
+			}
+		}
+		if pos != "" {
+			return fmt.Errorf("%s: %w", pos, err)
+		}
+	}
+	return err
+}
+
+// predeclared is what every file of a run sees besides the Starlark
+// universe (which includes fail, print and the usual functions).
+func predeclared() sl.StringDict { return builtins }
+
+var builtins = sl.StringDict{
+	"cuda_versions":    sl.NewBuiltin("cuda_versions", builtinCUDAVersions),
+	"capabilities":     sl.NewBuiltin("capabilities", builtinCapabilities),
+	"forward_compat":   sl.NewBuiltin("forward_compat", builtinForwardCompat),
+	"exec_platform":    sl.NewBuiltin("exec_platform", builtinExecPlatform),
+	"target_platforms": sl.NewBuiltin("target_platforms", builtinTargetPlatforms),
+	"pin":              sl.NewBuiltin("pin", builtinPin),
+	"mirrors":          sl.NewBuiltin("mirrors", builtinMirrors),
+	"plugin":           sl.NewBuiltin("plugin", builtinPlugin),
+	"override":         sl.NewBuiltin("override", builtinOverride),
+	"struct":           sl.NewBuiltin("struct", starlarkstruct.Make),
+	"cuda":             cudaModule,
+}
+
+func init() { builtins.Freeze() }
+
+// recorder is the file the calling thread's run records into, and the
+// caller's position.
+func recorder(th *sl.Thread, b *sl.Builtin) (*File, string, error) {
+	r, _ := th.Local(localRun).(*run)
+	if r == nil || r.file == nil {
+		return nil, "", fmt.Errorf("%s: configuration builtins are only available while a configuration file is evaluated", b.Name())
+	}
+	return r.file, callerPos(th), nil
+}
+
+func callerPos(th *sl.Thread) string { return th.CallFrame(1).Pos.String() }
+
+// stringList unpacks a list or tuple of strings.
+func stringList(b *sl.Builtin, param string, v sl.Value) ([]string, error) {
+	it, ok := v.(sl.Indexable)
+	if _, str := v.(sl.String); !ok || str {
+		return nil, fmt.Errorf("%s: for parameter %s: got %s, want list of strings", b.Name(), param, v.Type())
+	}
+	out := make([]string, 0, it.Len())
+	for i := 0; i < it.Len(); i++ {
+		s, ok := sl.AsString(it.Index(i))
+		if !ok {
+			return nil, fmt.Errorf("%s: for parameter %s: element %d is %s, want string", b.Name(), param, i, it.Index(i).Type())
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// listBuiltin is a builtin that sets a list option, checking each element.
+func listBuiltin(option, param string, target func(*config.Options) *[]string, check func(string) error) func(*sl.Thread, *sl.Builtin, sl.Tuple, []sl.Tuple) (sl.Value, error) {
+	return func(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+		var v sl.Value
+		if err := sl.UnpackArgs(b.Name(), args, kwargs, param, &v); err != nil {
+			return nil, err
+		}
+		vals, err := stringList(b, param, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range vals {
+			if err := check(s); err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+		}
+		f, pos, err := recorder(th, b)
+		if err != nil {
+			return nil, err
+		}
+		*target(&f.options) = vals
+		f.pos[option] = pos
+		return sl.None, nil
+	}
+}
+
+func checkVersion(s string) error {
+	if _, err := version.Parse(s); err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkCapability(s string) error {
+	_, err := gpu.Lookup(s)
+	return err
+}
+
+func checkPlatform(s string) error {
+	_, err := platform.Parse(s)
+	return err
+}
+
+func checkMirror(s string) error {
+	if !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "file://") {
+		return fmt.Errorf("%q is not a URL: expected https://, http:// or file:// followed by a base with NVIDIA's layout", s)
+	}
+	return nil
+}
+
+var (
+	builtinCUDAVersions = listBuiltin("cuda", "versions", func(o *config.Options) *[]string { return &o.CUDA }, checkVersion)
+	builtinCapabilities = listBuiltin("capabilities", "capabilities",
+		func(o *config.Options) *[]string { return &o.Capabilities }, checkCapability)
+	builtinTargetPlatforms = listBuiltin("targets", "platforms",
+		func(o *config.Options) *[]string { return &o.Targets }, checkPlatform)
+	builtinMirrors = listBuiltin("mirrors", "urls", func(o *config.Options) *[]string { return &o.Mirrors }, checkMirror)
+)
+
+func builtinForwardCompat(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var on bool
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "enabled", &on); err != nil {
+		return nil, err
+	}
+	f, pos, err := recorder(th, b)
+	if err != nil {
+		return nil, err
+	}
+	f.options.ForwardCompat = &on
+	f.pos["forward_compat"] = pos
+	return sl.None, nil
+}
+
+func builtinExecPlatform(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var p string
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "platform", &p); err != nil {
+		return nil, err
+	}
+	if err := checkPlatform(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	f, pos, err := recorder(th, b)
+	if err != nil {
+		return nil, err
+	}
+	f.options.Exec = &p
+	f.pos["exec"] = pos
+	return sl.None, nil
+}
+
+func builtinPin(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var product, ver, cuda string
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "product", &product, "version", &ver, "cuda?", &cuda); err != nil {
+		return nil, err
+	}
+	if product == "" || strings.ContainsAny(product, "=@ ") {
+		return nil, fmt.Errorf("%s: product %q: expected a product name such as cudnn", b.Name(), product)
+	}
+	if err := checkVersion(ver); err != nil {
+		return nil, fmt.Errorf("%s: version: %w", b.Name(), err)
+	}
+	pin := product + "=" + ver
+	if cuda != "" {
+		if err := checkVersion(cuda); err != nil {
+			return nil, fmt.Errorf("%s: cuda: %w", b.Name(), err)
+		}
+		pin = product + "@" + cuda + "=" + ver
+	}
+	f, pos, err := recorder(th, b)
+	if err != nil {
+		return nil, err
+	}
+	f.options.Pins = append(f.options.Pins, pin)
+	f.pinPos = append(f.pinPos, pos)
+	if _, ok := f.pos["pins"]; !ok {
+		f.pos["pins"] = pos
+	}
+	return sl.None, nil
+}
+
+func builtinPlugin(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var p, sum string
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "path", &p, "sha256", &sum); err != nil {
+		return nil, err
+	}
+	if p == "" || strings.Contains(p, "=") && strings.LastIndex(p, "=") == len(p)-1 {
+		return nil, fmt.Errorf("%s: path %q: expected the plugin program's path", b.Name(), p)
+	}
+	if len(sum) != 64 || strings.Trim(strings.ToLower(sum), "0123456789abcdef") != "" {
+		return nil, fmt.Errorf("%s: sha256 %q is not 64 hex digits", b.Name(), sum)
+	}
+	f, pos, err := recorder(th, b)
+	if err != nil {
+		return nil, err
+	}
+	f.options.Plugins = append(f.options.Plugins, p+"="+sum)
+	f.plugPos = append(f.plugPos, pos)
+	if _, ok := f.pos["plugins"]; !ok {
+		f.pos["plugins"] = pos
+	}
+	return sl.None, nil
+}

@@ -1,0 +1,424 @@
+package starlark
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	sl "go.starlark.net/starlark"
+
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// override is one override() call: a function from a package's previous
+// value to its changes.
+type override struct {
+	name string
+	cuda version.Version // zero: every CUDA version
+	fn   sl.Callable
+	pos  string
+}
+
+// changeKeys are the keys a change dict may have.
+var changeKeys = []string{"add_deps", "add_files", "drop_deps", "unusable"}
+
+func builtinOverride(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var name, cuda string
+	var fn sl.Callable
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "package", &name, "fn", &fn, "cuda?", &cuda); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, fmt.Errorf("%s: an empty package name", b.Name())
+	}
+	o := &override{name: name, fn: fn}
+	if cuda != "" {
+		v, err := version.Parse(cuda)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cuda: %w", b.Name(), err)
+		}
+		o.cuda = v
+	}
+	f, pos, err := recorder(th, b)
+	if err != nil {
+		return nil, err
+	}
+	o.pos = pos
+	f.overrides = append(f.overrides, o)
+	return sl.None, nil
+}
+
+// Overrides lists the declared overrides as "file:line:col: package" (with
+// " (CUDA x)" when limited), in the order they apply.
+func (f *File) Overrides() []string {
+	var out []string
+	for _, o := range f.overrides {
+		s := o.pos + ": " + o.name
+		if !o.cuda.IsZero() {
+			s += " (CUDA " + o.cuda.String() + ")"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ApplyOverrides applies the file's overrides to the sets, in declaration
+// order (modules in load order, calls in the order they ran), in one run.
+// Each function receives the package as the previous overrides left it; its
+// cuda module reads the sets as changed so far. Nothing is changed unless
+// every override succeeds.
+func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set) error {
+	if len(f.overrides) == 0 {
+		return nil
+	}
+	work := make([]*pkgset.Set, len(sets))
+	for i, s := range sets {
+		c := *s
+		c.Packages = slices.Clone(s.Packages)
+		work[i] = &c
+	}
+	r := f.interp.newRun(ctx, nil, work)
+	defer r.close()
+	th := r.thread(f.path)
+	defer r.done(th)
+	for _, o := range f.overrides {
+		matched := false
+		var versions []string
+		for _, s := range work {
+			versions = append(versions, s.CUDA.String())
+			if !o.cuda.IsZero() && !s.CUDA.HasPrefix(o.cuda) {
+				continue
+			}
+			i := slices.IndexFunc(s.Packages, func(p *pkgset.Package) bool { return p.Name == o.name })
+			if i < 0 {
+				continue
+			}
+			matched = true
+			where := fmt.Sprintf("override(%q) declared at %s, CUDA %s", o.name, o.pos, s.CUDA)
+			v, err := sl.Call(th, o.fn, sl.Tuple{packageValue(s, s.Packages[i])}, nil)
+			if err != nil {
+				return &contextError{where, err}
+			}
+			if v == sl.None {
+				continue
+			}
+			p := clonePackage(s.Packages[i])
+			if err := applyChange(s, p, v); err != nil {
+				return fmt.Errorf("%s: override(%q), CUDA %s: %w", o.pos, o.name, s.CUDA, err)
+			}
+			s.Packages[i] = p
+		}
+		if !matched {
+			scope := strings.Join(versions, ", ")
+			if !o.cuda.IsZero() {
+				scope = o.cuda.String() + " (of " + scope + ")"
+			}
+			return fmt.Errorf("%s: override(%q): no package %s in CUDA %s", o.pos, o.name, o.name, scope)
+		}
+	}
+	for i := range sets {
+		*sets[i] = *work[i]
+	}
+	return nil
+}
+
+func clonePackage(p *pkgset.Package) *pkgset.Package {
+	c := *p
+	if p.Platforms != nil {
+		c.Platforms = make(map[string]pkgset.Archive, len(p.Platforms))
+		for k, v := range p.Platforms {
+			c.Platforms[k] = v
+		}
+	}
+	if p.Unavailable != nil {
+		c.Unavailable = make(map[string][]string, len(p.Unavailable))
+		for k, v := range p.Unavailable {
+			c.Unavailable[k] = slices.Clone(v)
+		}
+	}
+	if p.Files != nil {
+		c.Files = make(map[string][]pkgset.File, len(p.Files))
+		for k, v := range p.Files {
+			c.Files[k] = slices.Clone(v)
+		}
+	}
+	c.Deps = slices.Clone(p.Deps)
+	return &c
+}
+
+// applyChange applies a change dict, checking every key and value.
+func applyChange(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
+	d, ok := v.(*sl.Dict)
+	if !ok {
+		return fmt.Errorf("the function returned %s: expected None or a dict with keys %s", v.Type(), strings.Join(changeKeys, ", "))
+	}
+	keys, err := dictKeys(d, "change")
+	if err != nil {
+		return err
+	}
+	// A fixed order, whatever the dict's: drops before adds.
+	sort.Slice(keys, func(i, j int) bool { return changeOrder(keys[i]) < changeOrder(keys[j]) })
+	for _, k := range keys {
+		val, _, _ := d.Get(sl.String(k))
+		var err error
+		switch k {
+		case "unusable":
+			err = changeUnusable(p, val)
+		case "drop_deps":
+			err = changeDropDeps(s, p, val)
+		case "add_deps":
+			err = changeAddDeps(s, p, val)
+		case "add_files":
+			err = changeAddFiles(p, val)
+		default:
+			err = fmt.Errorf("unknown change key %q: expected one of %s", k, strings.Join(changeKeys, ", "))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func changeOrder(k string) int {
+	switch k {
+	case "drop_deps":
+		return 0
+	case "add_deps":
+		return 1
+	case "add_files":
+		return 2
+	case "unusable":
+		return 3
+	}
+	return -1 // unknown keys first, so they are reported before anything else
+}
+
+func dictKeys(d *sl.Dict, what string) ([]string, error) {
+	var keys []string
+	for _, k := range d.Keys() {
+		s, ok := sl.AsString(k)
+		if !ok {
+			return nil, fmt.Errorf("%s key %s is %s: expected a string", what, k, k.Type())
+		}
+		keys = append(keys, s)
+	}
+	return keys, nil
+}
+
+func names(key string, v sl.Value) ([]string, error) {
+	it, ok := v.(sl.Indexable)
+	if _, str := v.(sl.String); !ok || str {
+		return nil, fmt.Errorf("%s: got %s, expected a list of package names", key, v.Type())
+	}
+	var out []string
+	for i := 0; i < it.Len(); i++ {
+		s, ok := sl.AsString(it.Index(i))
+		if !ok {
+			return nil, fmt.Errorf("%s: element %d is %s, expected a package name", key, i, it.Index(i).Type())
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func platformKey(key string, k string) (string, error) {
+	pl, err := platform.Parse(k)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", key, err)
+	}
+	return pl.Name(), nil
+}
+
+func changeUnusable(p *pkgset.Package, v sl.Value) error {
+	d, ok := v.(*sl.Dict)
+	if !ok {
+		return fmt.Errorf("unusable: got %s, expected a dict from platform to reason", v.Type())
+	}
+	keys, err := dictKeys(d, "unusable")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		val, _, _ := d.Get(sl.String(k))
+		plat, err := platformKey("unusable", k)
+		if err != nil {
+			return err
+		}
+		var reasons []string
+		if s, ok := sl.AsString(val); ok {
+			reasons = []string{s}
+		} else if reasons, err = names("unusable["+k+"]", val); err != nil {
+			return fmt.Errorf("unusable[%q]: got %s, expected a reason (a string or a list of strings)", k, val.Type())
+		}
+		for _, r := range reasons {
+			if strings.TrimSpace(r) == "" {
+				return fmt.Errorf("unusable[%q]: an empty reason: say why the package cannot be used there", k)
+			}
+			if p.Unavailable == nil {
+				p.Unavailable = map[string][]string{}
+			}
+			if !slices.Contains(p.Unavailable[plat], r) {
+				p.Unavailable[plat] = append(p.Unavailable[plat], r)
+			}
+		}
+	}
+	return nil
+}
+
+func checkDep(s *pkgset.Set, p *pkgset.Package, key, name string) error {
+	if name == p.Name {
+		return fmt.Errorf("%s: %s cannot depend on itself", key, name)
+	}
+	if find(s, name) == nil {
+		return fmt.Errorf("%s: no package %s in the CUDA %s set", key, name, s.CUDA)
+	}
+	return nil
+}
+
+func changeAddDeps(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
+	ns, err := names("add_deps", v)
+	if err != nil {
+		return err
+	}
+	for _, n := range ns {
+		if err := checkDep(s, p, "add_deps", n); err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(p.Deps, func(d pkgset.Dep) bool { return d.Name == n && len(d.Platforms) == 0 }) {
+			p.Deps = append(p.Deps, pkgset.Dep{Name: n})
+		}
+	}
+	return nil
+}
+
+func changeDropDeps(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
+	ns, err := names("drop_deps", v)
+	if err != nil {
+		return err
+	}
+	for _, n := range ns {
+		if err := checkDep(s, p, "drop_deps", n); err != nil {
+			return err
+		}
+		p.Deps = slices.DeleteFunc(p.Deps, func(d pkgset.Dep) bool { return d.Name == n })
+	}
+	return nil
+}
+
+var fileKeys = []string{"kind", "path", "role", "soname"}
+
+func changeAddFiles(p *pkgset.Package, v sl.Value) error {
+	d, ok := v.(*sl.Dict)
+	if !ok {
+		return fmt.Errorf("add_files: got %s, expected a dict from platform to a list of files", v.Type())
+	}
+	keys, err := dictKeys(d, "add_files")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		val, _, _ := d.Get(sl.String(k))
+		plat, err := platformKey("add_files", k)
+		if err != nil {
+			return err
+		}
+		if _, ok := p.Platforms[plat]; !ok {
+			return fmt.Errorf("add_files[%q]: %s has no archive on %s: files can only be added where there is one", k, p.Name, plat)
+		}
+		list, ok := val.(sl.Indexable)
+		if _, str := val.(sl.String); !ok || str {
+			return fmt.Errorf("add_files[%q]: got %s, expected a list of files (dicts with path, kind, role, soname)", k, val.Type())
+		}
+		for i := 0; i < list.Len(); i++ {
+			f, err := fileChange(list.Index(i))
+			if err != nil {
+				return fmt.Errorf("add_files[%q][%d]: %w", k, i, err)
+			}
+			if p.Files == nil {
+				p.Files = map[string][]pkgset.File{}
+			}
+			p.Files[plat] = append(p.Files[plat], f)
+		}
+	}
+	var all []sdk.File
+	for _, plat := range sortedKeys(p.Files) {
+		for _, f := range p.Files[plat] {
+			all = append(all, sdk.File{Role: sdk.Role(f.Role)})
+		}
+	}
+	p.Role = string(sdk.RoleOf(all))
+	return nil
+}
+
+func fileChange(v sl.Value) (pkgset.File, error) {
+	d, ok := v.(*sl.Dict)
+	if !ok {
+		return pkgset.File{}, fmt.Errorf("got %s, expected a dict with path, kind, role and soname", v.Type())
+	}
+	keys, err := dictKeys(d, "file")
+	if err != nil {
+		return pkgset.File{}, err
+	}
+	f := pkgset.File{Role: string(sdk.Target)}
+	for _, k := range keys {
+		val, _, _ := d.Get(sl.String(k))
+		s, ok := sl.AsString(val)
+		if !ok {
+			return f, fmt.Errorf("%s: got %s, expected a string", k, val.Type())
+		}
+		switch k {
+		case "path":
+			f.Path = s
+		case "kind":
+			f.Kind = s
+		case "role":
+			f.Role = s
+		case "soname":
+			f.SONAME = s
+		default:
+			return f, fmt.Errorf("unknown file key %q: expected one of %s", k, strings.Join(fileKeys, ", "))
+		}
+	}
+	if err := checkPath(f.Path); err != nil {
+		return f, err
+	}
+	kinds := sdk.Kinds()
+	if !slices.Contains(kinds, sdk.Kind(f.Kind)) {
+		return f, fmt.Errorf("file %s has kind %q: expected one of %v", f.Path, f.Kind, kinds)
+	}
+	if f.Role != string(sdk.Exec) && f.Role != string(sdk.Target) {
+		return f, fmt.Errorf("file %s has role %q: expected exec or target", f.Path, f.Role)
+	}
+	if (f.Kind == string(sdk.SharedLib)) != (f.SONAME != "") {
+		return f, fmt.Errorf("file %s: a soname is given for shared libraries, and only for them", f.Path)
+	}
+	if f.SONAME != "" && (strings.Contains(f.SONAME, "/") || checkPath(f.SONAME) != nil) {
+		return f, fmt.Errorf("file %s: soname %q is not a plain library file name", f.Path, f.SONAME)
+	}
+	return f, nil
+}
+
+// checkPath accepts a clean relative path inside an archive, in characters
+// that are safe in a Bazel label.
+func checkPath(p string) error {
+	if p == "" {
+		return fmt.Errorf("a file needs a path")
+	}
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_.+-/", c)) {
+			return fmt.Errorf("path %q has characters that are not safe in a Bazel label (allowed: letters, digits, _ . + - and / between names)", p)
+		}
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == "" || part == ".." || part == "." {
+			return fmt.Errorf("path %q escapes the archive (or is not clean): expected a relative path inside it", p)
+		}
+	}
+	return nil
+}

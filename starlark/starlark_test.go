@@ -1,0 +1,549 @@
+package starlark
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sl "go.starlark.net/starlark"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func interp(t testing.TB, root string) *Interp {
+	t.Helper()
+	in, err := NewInterp(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./starlark -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs (run go test ./starlark -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// manifests are read once per test binary.
+var (
+	collOnce sync.Once
+	coll     *manifest.Collection
+	collErr  error
+)
+
+func collection(t testing.TB) (*manifest.Collection, config.Available) {
+	t.Helper()
+	dir := shared.Manifests(t)
+	collOnce.Do(func() { coll, collErr = manifest.LoadDir(dir) })
+	if collErr != nil {
+		t.Fatal(collErr)
+	}
+	avail := config.Available{Releases: map[string][]version.Version{}}
+	for _, p := range catalog.Products() {
+		if p.Toolkit {
+			avail.Toolkit = p.Name
+		}
+		for _, m := range coll.Releases(p.Name) {
+			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
+		}
+	}
+	return coll, avail
+}
+
+// build evaluates the layers and builds the sets, as the CLI does.
+func build(t testing.TB, layers ...config.Layer) (*config.Config, []*pkgset.Set) {
+	t.Helper()
+	c, avail := collection(t)
+	cfg, err := config.Evaluate(avail, append([]config.Layer{config.Defaults{}}, layers...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := pkgset.Build(context.Background(), cfg, c, catalog.Products())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, sets
+}
+
+const wsQuery = `{
+    "cudnn": cuda.package("cudnn").version,
+    "cudnn_release": cuda.package("cudnn").release,
+    "libcufile": {"unavailable": cuda.package("libcufile").unavailable, "platforms": sorted(cuda.package("libcufile").platforms.keys())},
+    "versions": cuda.versions(),
+}`
+
+// TestWorkspaceConfig is the issue's acceptance case: the configuration pins
+// cuDNN 8.9 for CUDA 12.2, marks libcufile unusable on linux-sbsa with a
+// reason and loads a shared policy, and the query shows exactly that.
+func TestWorkspaceConfig(t *testing.T) {
+	ctx := context.Background()
+	in := interp(t, "testdata/ws")
+	f, err := in.EvalConfig(ctx, "testdata/ws/cudapkgs.star")
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	if got, want := strings.Join(f.Modules, " "), "cudapkgs.star tools/cuda/policy.star tools/cuda/reasons.star"; got != want {
+		t.Errorf("modules %q, want %q", got, want)
+	}
+	o := f.Options()
+	if strings.Join(o.Pins, ",") != "cudnn@12.2=8.9" || strings.Join(o.Targets, ",") != "linux-x86_64,linux-sbsa" ||
+		o.ForwardCompat == nil || !*o.ForwardCompat || *o.Exec != "linux-x86_64" || len(o.Plugins) != 0 {
+		t.Errorf("options %+v", o)
+	}
+	for opt, want := range map[string]string{"cuda": "cudapkgs.star:7:14", "pins": "cudapkgs.star:13:4", "mirrors": "cudapkgs.star:14:8", "plugins": ""} {
+		if got := f.Position(opt); got != want {
+			t.Errorf("Position(%q) = %q, want %q", opt, got, want)
+		}
+	}
+	if got := strings.Join(f.Overrides(), "; "); got != "cudapkgs.star:16:9: libcufile" {
+		t.Errorf("Overrides() = %q", got)
+	}
+
+	// Without the file: the newest cuDNN, libcufile usable everywhere.
+	_, before := build(t, config.Literal{From: "test", Options: config.Options{CUDA: []string{"12.2.2"}, Targets: []string{"linux-x86_64", "linux-sbsa"}}})
+	vb, err := Query(ctx, in, wsQuery, before)
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	jb, err := ToJSON(vb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "query_before.json", jb)
+
+	cfg, sets := build(t, f)
+	if p, ok := cfg.Pin("cudnn", version.MustParse("12.2.2")); !ok || p.String() != "cudnn@12.2=8.9" {
+		t.Errorf("config pin %v %v", p, ok)
+	}
+	if err := f.ApplyOverrides(ctx, sets); err != nil {
+		t.Fatal(FormatError(err))
+	}
+	v, err := Query(ctx, in, wsQuery, sets)
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	j, err := ToJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "query_after.json", j)
+	if !strings.Contains(string(j), `"cudnn": "8.9.`) || !strings.Contains(string(j), "GPUDirect Storage is not deployed") {
+		t.Errorf("query does not show the pin and the override:\n%s", j)
+	}
+
+	// The script form, with a load.
+	rv, err := Run(ctx, in, "testdata/ws/query.star", sets)
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	rj, err := ToJSON(rv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run_query.json", rj)
+
+	// A whole package, as queries see it.
+	pv, err := Query(ctx, in, `cuda.package("libcufile", cuda = "12.2")`, sets)
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	pj, err := ToJSON(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "libcufile.json", pj)
+}
+
+// TestOverrideChanges checks every change key on a real set.
+func TestOverrideChanges(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := `
+def f(pkg):
+    return {
+        "add_deps": ["libcublas"],
+        "drop_deps": ["cuda_cudart"],
+        "add_files": {"linux-x86_64": [{"path": "lib/libextra.so.1", "kind": "shared_lib", "role": "target", "soname": "libextra.so.1"}]},
+        "unusable": {"linux-sbsa": ["one", "two"]},
+    }
+override("libcufile", f, cuda = "12.2")
+override("libcufile", lambda pkg: {"unusable": {"linux-x86_64": "saw %d deps" % len(pkg.deps)}})
+`
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := interp(t, dir)
+	f, err := in.EvalConfig(ctx, filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	_, sets := fixuptest.Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
+	if err := f.ApplyOverrides(ctx, sets); err != nil {
+		t.Fatal(FormatError(err))
+	}
+	p := find(sets[0], "libcufile")
+	if len(p.Deps) != 1 || p.Deps[0].Name != "libcublas" {
+		t.Errorf("deps %+v", p.Deps)
+	}
+	if fs := p.Files["linux-x86_64"]; len(fs) != 1 || fs[0].SONAME != "libextra.so.1" || p.Role != "target" {
+		t.Errorf("files %+v role %q", p.Files, p.Role)
+	}
+	if got := strings.Join(p.Unavailable["linux-sbsa"], ","); got != "one,two" {
+		t.Errorf("unusable on sbsa %q", got)
+	}
+	if got := strings.Join(p.Unavailable["linux-x86_64"], ","); got != "saw 1 deps" {
+		t.Errorf("second override saw %q: it must see the first one's result", got)
+	}
+}
+
+type errorCase struct {
+	file string
+	// want is FormatError's first line; also checked: more lines the message has.
+	want string
+	more []string
+}
+
+// TestErrors checks the message and the position of every error case.
+func TestErrors(t *testing.T) {
+	cases := []errorCase{
+		{file: "syntax.star", want: "syntax.star:2:13: got identifier, want ','"},
+		{file: "unknown.star", want: "unknown.star:2:1: undefined: foo"},
+		{file: "wrong_type.star", want: "wrong_type.star:2:13: capabilities: for parameter capabilities: got string, want list of strings",
+			more: []string{"Traceback (most recent call last):", "  wrong_type.star:2:13: in <toplevel>"}},
+		{file: "wrong_type_bool.star", want: "wrong_type_bool.star:1:15: forward_compat: for parameter enabled: got string, want bool"},
+		{file: "unknown_keyword.star", want: "unknown_keyword.star:2:4: pin: unexpected keyword argument \"cudaa\""},
+		{file: "bad_capability.star", want: "bad_capability.star:1:13: capabilities: "},
+		{file: "cycle_a.star", want: "sub/cycle_c.star:1:1: cannot load ../cycle_a.star: cycle: cycle_a.star -> cycle_b.star -> sub/cycle_c.star -> cycle_a.star",
+			more: []string{"  cycle_a.star:1:1: in <toplevel>", "  cycle_b.star:1:1: in <toplevel>", "  sub/cycle_c.star:1:1: in <toplevel>"}},
+		{file: "budget.star", want: "sub/loop.star:3:5: Starlark computation cancelled: step budget exhausted (200000 steps)",
+			more: []string{"  budget.star:1:1: in <toplevel>", "  sub/loop.star:7:9: in <toplevel>", "  sub/loop.star:3:5: in spin"}},
+		{file: "outside.star", want: `outside.star:1:1: cannot load ../outside.star: "../outside.star": ../outside.star is outside the workspace`},
+		{file: "missing.star", want: `missing.star:1:1: cannot load //:absent.star: "//:absent.star": no file absent.star in the workspace`},
+		{file: "not_star.star", want: `not_star.star:1:1: cannot load policy.bzl: "policy.bzl": only .star files can be loaded`},
+		{file: "check_fail.star", want: "check_fail.star:6:13: fail: capability 9.0 is missing"},
+	}
+	in := interp(t, "testdata/errors")
+	in.MaxSteps = 200000
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			_, err := in.EvalConfig(context.Background(), filepath.Join("testdata/errors", c.file))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			checkError(t, err, c)
+		})
+	}
+}
+
+func checkError(t *testing.T, err error, c errorCase) {
+	t.Helper()
+	msg := FormatError(err)
+	first, _, _ := strings.Cut(msg, "\n")
+	if !strings.HasPrefix(first, c.want) {
+		t.Errorf("first line:\n got %s\nwant %s\nwhole message:\n%s", first, c.want, msg)
+	}
+	for _, m := range c.more {
+		if !strings.Contains(msg, m+"\n") && !strings.HasSuffix(msg, m) {
+			t.Errorf("message lacks %q:\n%s", m, msg)
+		}
+	}
+}
+
+// TestOverrideErrors checks errors met while applying overrides: they name
+// the override's position.
+func TestOverrideErrors(t *testing.T) {
+	cases := []errorCase{
+		{file: "override_key.star", want: `override_key.star:4:9: override("libcufile"), CUDA 12.2.2: unknown change key "unusabel": expected one of add_deps, add_files, drop_deps, unusable`},
+		{file: "override_dep.star", want: `override_dep.star:4:9: override("libcufile"), CUDA 12.2.2: add_deps: no package libnothere in the CUDA 12.2.2 set`},
+		{file: "override_path.star", want: `override_path.star:4:9: override("libcufile"), CUDA 12.2.2: add_files["linux-x86_64"][0]: path "../etc/passwd" escapes the archive`},
+		{file: "override_missing.star", want: `override_missing.star:1:9: override("libnothere"): no package libnothere in CUDA 12.2.2`},
+		{file: "override_eval.star", want: "override_eval.star:2:43: struct has no .nosuchfield attribute",
+			more: []string{"  override_eval.star:2:43: in f", `note: override("libcufile") declared at override_eval.star:4:9, CUDA 12.2.2`}},
+	}
+	_, sets := fixuptest.Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
+	in := interp(t, "testdata/errors")
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			f, err := in.EvalConfig(context.Background(), filepath.Join("testdata/errors", c.file))
+			if err != nil {
+				t.Fatal(FormatError(err))
+			}
+			before, _ := ToJSON(mustQuery(t, in, sets))
+			err = f.ApplyOverrides(context.Background(), sets)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			checkError(t, err, c)
+			if after, _ := ToJSON(mustQuery(t, in, sets)); string(after) != string(before) {
+				t.Error("a failed ApplyOverrides changed the sets")
+			}
+		})
+	}
+}
+
+func mustQuery(t *testing.T, in *Interp, sets []*pkgset.Set) sl.Value {
+	t.Helper()
+	v, err := Query(context.Background(), in, `cuda.packages()`, sets)
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	return v
+}
+
+// TestExplain maps config.Evaluate's refusals to the file's positions.
+func TestExplain(t *testing.T) {
+	dir := t.TempDir()
+	src := "cuda_versions([\"12.2.2\"])\npin(\"cudnn\", \"8.9\")\npin(\"cudnn\", \"7.1\", cuda = \"12.2\")\n"
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := interp(t, dir).EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	_, avail := collection(t)
+	_, err = config.Evaluate(avail, config.Defaults{}, f)
+	if err == nil {
+		t.Fatal("cuDNN 7.1 accepted")
+	}
+	got := f.Explain(err).Error()
+	if want := `cudapkgs.star:3:4: option pins: "cudnn@12.2=7.1": no cudnn release 7.1`; !strings.HasPrefix(got, want) {
+		t.Errorf("got %s\nwant %s...", got, want)
+	}
+	other := errors.New("something else")
+	if f.Explain(other) != other {
+		t.Error("Explain changed an unrelated error")
+	}
+}
+
+// TestBudgetShared checks that the budget is one for the run: modules that
+// each fit in it alone fail together.
+func TestBudgetShared(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loop := "def f():\n    n = 0\n    for i in range(20000):\n        n += i\n    return n\nX = f()\n"
+	write("a.star", loop)
+	write("b.star", loop)
+	write("c.star", loop)
+	write("cudapkgs.star", "load(\"a.star\", A = \"X\")\nload(\"b.star\", B = \"X\")\nload(\"c.star\", C = \"X\")\n")
+	in := interp(t, dir)
+	in.MaxSteps = 250000 // one module takes about 100k steps
+	_, err := in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err == nil || !strings.Contains(FormatError(err), "step budget exhausted") {
+		t.Fatalf("three modules ran on a budget for two: %v", err)
+	}
+	in.MaxSteps = 1000000
+	if _, err := in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star")); err != nil {
+		t.Fatal(FormatError(err))
+	}
+}
+
+// TestCancel checks that cancelling the context stops a loop in a loaded
+// module.
+func TestCancel(t *testing.T) {
+	in := interp(t, "testdata/errors")
+	in.MaxSteps = 1 << 62
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := in.EvalConfig(ctx, "testdata/errors/budget.star")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if msg := FormatError(err); !strings.HasPrefix(msg, "sub/loop.star:") || !strings.Contains(msg, ": Starlark computation cancelled: context deadline exceeded\n") {
+		t.Errorf("got %s", msg)
+	}
+}
+
+// TestLoadCache checks that a module loaded twice runs once.
+func TestLoadCache(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("lib/common.star", "override(\"libcufile\", lambda pkg: None)\nV = 1\n")
+	write("lib/a.star", "load(\":common.star\", \"V\")\nA = V\n")
+	write("cudapkgs.star", "load(\"//lib:a.star\", \"A\")\nload(\"lib/common.star\", \"V\")\n")
+	f, err := interp(t, dir).EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	if got := strings.Join(f.Modules, " "); got != "cudapkgs.star lib/a.star lib/common.star" {
+		t.Errorf("modules %q", got)
+	}
+	if len(f.Overrides()) != 1 {
+		t.Errorf("overrides %q: the common module ran more than once", f.Overrides())
+	}
+}
+
+// TestDeterminism evaluates and queries twice and compares the bytes.
+func TestDeterminism(t *testing.T) {
+	var outs []string
+	for range 2 {
+		in := interp(t, "testdata/ws")
+		f, err := in.EvalConfig(context.Background(), "testdata/ws/cudapkgs.star")
+		if err != nil {
+			t.Fatal(FormatError(err))
+		}
+		_, sets := build(t, f)
+		if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+			t.Fatal(FormatError(err))
+		}
+		v, err := Query(context.Background(), in, `[cuda.packages(), cuda.gpus(), cuda.gencode(["8.0", "9.0a"], forward_compat = True)]`, sets)
+		if err != nil {
+			t.Fatal(FormatError(err))
+		}
+		j, err := ToJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, string(j))
+	}
+	if outs[0] != outs[1] {
+		t.Error("two runs on the same inputs gave different JSON")
+	}
+}
+
+func TestQueries(t *testing.T) {
+	_, sets := fixuptest.Sets(t, []string{"12.2.2", "12.4.1"}, []string{"linux-x86_64", "linux-sbsa"})
+	in := interp(t, "testdata/ws")
+	for _, c := range []struct{ expr, want string }{
+		{`cuda.versions()`, "[\n  \"12.2.2\",\n  \"12.4.1\"\n]\n"},
+		{`cuda.gencode(["8.0", "9.0a"], forward_compat = True)`, "[\n  \"-gencode=arch=compute_80,code=sm_80\",\n  \"-gencode=arch=compute_90a,code=sm_90a\",\n  \"-gencode=arch=compute_80,code=compute_80\"\n]\n"},
+		{`[g.arch for g in cuda.gpus() if g.capability == "9.0"]`, "[\n  \"Hopper\"\n]\n"},
+		{`len(cuda.packages(cuda = "12.4")) > 0 and all([p.cuda == "12.4.1" for p in cuda.packages(cuda = "12.4")])`, "true\n"},
+		{`cuda.package("nope", cuda = "12.2")`, "null\n"},
+		{`{"b": 1, "a": set([2, 1]), "c": (None, 1.5)}`, "{\n  \"a\": [\n    2,\n    1\n  ],\n  \"b\": 1,\n  \"c\": [\n    null,\n    1.5\n  ]\n}\n"},
+	} {
+		v, err := Query(context.Background(), in, c.expr, sets)
+		if err != nil {
+			t.Errorf("%s: %s", c.expr, FormatError(err))
+			continue
+		}
+		j, err := ToJSON(v)
+		if err != nil {
+			t.Errorf("%s: %v", c.expr, err)
+			continue
+		}
+		if string(j) != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.expr, j, c.want)
+		}
+	}
+	for _, c := range []struct{ expr, want string }{
+		{`cuda.package("libcufile")`, "<expr>:1:13: cuda.package: libcufile is in several CUDA versions (12.2.2, 12.4.1): say which with cuda = "},
+		{`cuda.packages(cuda = "11.8")`, "<expr>:1:14: cuda.packages: no package set for CUDA 11.8: expected one of 12.2.2, 12.4.1"},
+		{`cuda.packages(platform = "linux-mips")`, "<expr>:1:14: cuda.packages: "},
+		{`pin("cudnn", "8.9")`, "<expr>:1:4: pin: configuration builtins are only available while a configuration file is evaluated"},
+	} {
+		_, err := Query(context.Background(), in, c.expr, sets)
+		if err == nil {
+			t.Errorf("%s: no error", c.expr)
+			continue
+		}
+		checkError(t, err, errorCase{want: c.want})
+	}
+	if _, err := ToJSON(cudaModule.Members["versions"]); err == nil || !strings.Contains(err.Error(), "result: a builtin_function_or_method has no JSON form") {
+		t.Errorf("ToJSON(builtin): %v", err)
+	}
+}
+
+// TestConfigNoSets checks that the cuda module's set queries explain
+// themselves in a configuration file, while the GPU table works there.
+func TestConfigNoSets(t *testing.T) {
+	dir := t.TempDir()
+	src := "capabilities([g.capability for g in cuda.gpus() if g.arch == \"Hopper\" and not g.jetson][:1])\nX = cuda.versions()\n"
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := interp(t, dir).EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	checkError(t, err, errorCase{want: "cudapkgs.star:2:18: cuda.versions: the package sets are not built while the configuration is evaluated"})
+}
+
+// BenchmarkEvalConfig evaluates the workspace's configuration (a file that
+// loads a policy that loads another module). It must stay far under 10 ms.
+func BenchmarkEvalConfig(b *testing.B) {
+	in := interp(b, "testdata/ws")
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := in.EvalConfig(ctx, "testdata/ws/cudapkgs.star"); err != nil {
+			b.Fatal(FormatError(err))
+		}
+	}
+}
+
+// TestCookbook runs the documentation's cookbook examples.
+func TestCookbook(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+cuda_versions(["12.2.2", "12.6"])
+pin("cudnn", "8.9", cuda = "12.2")
+target_platforms(["linux-x86_64", "linux-sbsa"])
+override("libcufile", lambda pkg: {"unusable": {"linux-sbsa": "no GDS on our Grace nodes"}})
+override("libcublas", lambda pkg: {"add_files": {"linux-x86_64": [
+    {"path": "lib/libcublasLt_site.so.12", "kind": "shared_lib", "role": "target", "soname": "libcublasLt_site.so.12"},
+]}})
+CAPS = ["8.0", "9.0"]
+capabilities(CAPS)
+[fail("capability %s is missing" % c) for c in ["8.0", "9.0"] if c not in CAPS]
+`
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := interp(t, dir)
+	f, err := in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	_, sets := build(t, f)
+	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+		t.Fatal(FormatError(err))
+	}
+	v, err := Query(context.Background(), in, `[(p.cuda, p.release) for p in cuda.packages() if p.name == "cudnn"]`, sets)
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	j, _ := ToJSON(v)
+	if !strings.Contains(string(j), "\"12.2.2\",\n    \"8.9.") || strings.Contains(string(j), "\"12.6.3\",\n    \"8.9.") {
+		t.Errorf("cudnn releases:\n%s", j)
+	}
+	for _, s := range sets {
+		if fs := find(s, "libcublas").Files["linux-x86_64"]; len(fs) != 1 {
+			t.Errorf("CUDA %s: libcublas files %+v", s.CUDA, fs)
+		}
+	}
+}
