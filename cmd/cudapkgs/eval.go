@@ -20,7 +20,7 @@ GPU capabilities and the nvcc -gencode flags they give.`,
 	}
 	f := addConfigFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		e, err := a.evaluate(f)
+		e, err := a.evaluate(cmd.Context(), f)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/starlark"
 )
 
 // configFlags are the command-line layer of the configuration. Only flags the
@@ -32,6 +33,8 @@ type configFlags struct {
 	mirrors       []string
 	plugins       []string
 	pluginTimeout time.Duration
+	config        string
+	workspace     string
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
@@ -47,6 +50,8 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, in order)")
 	fl.StringArrayVar(&f.plugins, "plugin", nil, "third-party fixup plugin: PATH=SHA256 of its binary (repeatable); one that claims a built-in product replaces the built-in for it")
 	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of every plugin call")
+	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
+	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
 	return f
 }
 
@@ -90,9 +95,11 @@ type evaluated struct {
 	cfg           *config.Config
 	products      []pkgset.Product
 	pluginTimeout time.Duration
+	interp        *starlark.Interp
+	file          *starlark.File // nil without a configuration file
 }
 
-func (a *app) evaluate(f *configFlags) (*evaluated, error) {
+func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) {
 	dir := f.manifests
 	if dir == "" {
 		dir = defaultManifestsDir()
@@ -123,14 +130,25 @@ func (a *app) evaluate(f *configFlags) (*evaluated, error) {
 			fmt.Fprintf(a.stderr, "warning: %s: product folder %q is not a known product (%s); ignored\n", filepath.Join(dir, name), name, productNames(products))
 		}
 	}
-	cfg, err := config.Evaluate(avail, config.Defaults{}, f)
+	in, file, err := f.starlarkConfig(ctx)
 	if err != nil {
+		return nil, err
+	}
+	layers := []config.Layer{config.Defaults{}}
+	if file != nil {
+		layers = append(layers, file)
+	}
+	cfg, err := config.Evaluate(avail, append(layers, f)...)
+	if err != nil {
+		if file != nil && !f.setByFlag(err) {
+			return nil, file.Explain(err)
+		}
 		return nil, usageError{err}
 	}
 	if f.pluginTimeout <= 0 {
 		return nil, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
 	}
-	return &evaluated{coll: coll, cfg: cfg, products: products, pluginTimeout: f.pluginTimeout}, nil
+	return &evaluated{coll: coll, cfg: cfg, products: products, pluginTimeout: f.pluginTimeout, interp: in, file: file}, nil
 }
 
 // sets builds the package sets and runs the fixup plugins over them.
@@ -147,7 +165,97 @@ func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
 	if err := h.Apply(ctx, e.cfg, sets); err != nil {
 		return nil, err
 	}
+	if e.file != nil {
+		if err := e.file.ApplyOverrides(ctx, sets); err != nil {
+			return nil, starlarkError{err}
+		}
+	}
 	return sets, nil
+}
+
+// starlarkError prints a Starlark failure as file:line:col, message and
+// backtrace.
+type starlarkError struct{ err error }
+
+func (e starlarkError) Error() string { return strings.TrimRight(starlark.FormatError(e.err), "\n") }
+func (e starlarkError) Unwrap() error { return e.err }
+
+// flagFor names the flag that sets a configuration option.
+func flagFor(option string) (string, bool) {
+	switch option {
+	case "cuda", "capabilities", "exec":
+		return option, true
+	case "forward_compat":
+		return "forward-compat", true
+	case "targets":
+		return "platform", true
+	case "pins":
+		return "pin", true
+	case "mirrors":
+		return "mirror", true
+	case "plugins":
+		return "plugin", true
+	}
+	return "", false
+}
+
+// setByFlag reports whether an "option X: ..." error is about an option a
+// flag set: flags win, so the file is not to blame.
+func (f *configFlags) setByFlag(err error) bool {
+	rest, ok := strings.CutPrefix(err.Error(), "option ")
+	if !ok {
+		return false
+	}
+	opt, _, _ := strings.Cut(rest, ":")
+	flag, ok := flagFor(opt)
+	return ok && f.cmd.Flags().Changed(flag)
+}
+
+// workspaceRoot is --workspace, or the nearest folder up from here that
+// looks like a workspace.
+func (f *configFlags) workspaceRoot() (string, error) {
+	if f.workspace != "" {
+		return filepath.Abs(f.workspace)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		for _, marker := range []string{"MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel", starlark.DefaultConfigFile} {
+			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+				return dir, nil
+			}
+		}
+		if filepath.Dir(dir) == dir {
+			return wd, nil
+		}
+	}
+}
+
+// starlarkConfig evaluates the configuration file, if there is one: --config,
+// else cudapkgs.star at the workspace root.
+func (f *configFlags) starlarkConfig(ctx context.Context) (*starlark.Interp, *starlark.File, error) {
+	root, err := f.workspaceRoot()
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := starlark.NewInterp(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := f.config
+	if path == "" {
+		path = filepath.Join(root, starlark.DefaultConfigFile)
+		if _, err := os.Stat(path); err != nil {
+			return in, nil, nil
+		}
+	}
+	file, err := in.EvalConfig(ctx, path)
+	if err != nil {
+		return nil, nil, starlarkError{err}
+	}
+	return in, file, nil
 }
 
 func productNames(ps []pkgset.Product) string {

@@ -107,7 +107,7 @@ func (a *app) pluginsCmd() *cobra.Command {
 	}
 	f := addConfigFlags(list)
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		e, err := a.evaluate(f)
+		e, err := a.evaluate(cmd.Context(), f)
 		if err != nil {
 			return err
 		}

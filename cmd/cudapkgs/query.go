@@ -13,10 +13,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/starlark"
 )
 
 func (a *app) queryCmd() *cobra.Command {
-	var format string
+	var format, expr string
 	var packages []string
 	cmd := &cobra.Command{
 		Use:   "query",
@@ -25,12 +26,14 @@ func (a *app) queryCmd() *cobra.Command {
 package, its product, version and, per target platform, the archive that serves it
 (URL, sha256, variant) or the reasons nothing does.
 
-  cudapkgs query --manifests DIR --cuda 12.4.1 --platform linux-sbsa --format json`,
+  cudapkgs query --manifests DIR --cuda 12.4.1 --platform linux-sbsa --format json
+  cudapkgs query --manifests DIR --expr 'cuda.versions()'`,
 		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(cmd)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().StringSliceVar(&packages, "package", nil, "only these packages (names or globs such as 'libcu*')")
+	cmd.Flags().StringVar(&expr, "expr", "", "a Starlark expression over the sets, printed as JSON (see docs/starlark.md), e.g. 'cuda.versions()'")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if format != "text" && format != "json" {
 			return usagef("--format %q: expected text or json", format)
@@ -40,12 +43,24 @@ package, its product, version and, per target platform, the archive that serves 
 				return usagef("--package %q: %v", p, err)
 			}
 		}
-		e, err := a.evaluate(f)
+		e, err := a.evaluate(cmd.Context(), f)
 		if err != nil {
 			return err
 		}
 		sets, err := a.sets(cmd.Context(), e)
 		if err != nil {
+			return err
+		}
+		if expr != "" {
+			v, err := starlark.Query(cmd.Context(), e.interp, expr, sets)
+			if err != nil {
+				return starlarkError{err}
+			}
+			out, err := starlark.ToJSON(v)
+			if err != nil {
+				return err
+			}
+			_, err = a.stdout.Write(out)
 			return err
 		}
 		sets = filterPackages(sets, packages)
@@ -234,4 +249,37 @@ func platformSet(p *pkgset.Package) map[string][]string {
 		m[n] = nil
 	}
 	return m
+}
+
+func (a *app) runCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run FILE.star",
+		Short: "Run a Starlark script over the package sets and print its result as JSON",
+		Long: `run evaluates FILE.star with the query builtins (cuda.versions(), cuda.packages(...),
+cuda.gpus(), ...) over the evaluated, fixed-up package sets, and prints as JSON the
+value main() returns, or else the script's global result. See docs/starlark.md.`,
+		Args: cobra.ExactArgs(1),
+	}
+	f := addConfigFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		e, err := a.evaluate(cmd.Context(), f)
+		if err != nil {
+			return err
+		}
+		sets, err := a.sets(cmd.Context(), e)
+		if err != nil {
+			return err
+		}
+		v, err := starlark.Run(cmd.Context(), e.interp, args[0], sets)
+		if err != nil {
+			return starlarkError{err}
+		}
+		out, err := starlark.ToJSON(v)
+		if err != nil {
+			return err
+		}
+		_, err = a.stdout.Write(out)
+		return err
+	}
+	return cmd
 }
