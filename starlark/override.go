@@ -25,7 +25,7 @@ type override struct {
 }
 
 // changeKeys are the keys a change dict may have.
-var changeKeys = []string{"add_deps", "add_files", "drop_deps", "unusable"}
+var changeKeys = []string{"add_deps", "add_files", "drop_deps", "pin", "unusable"}
 
 func builtinOverride(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var name, cuda string
@@ -151,6 +151,40 @@ func clonePackage(p *pkgset.Package) *pkgset.Package {
 	return &c
 }
 
+// changePin points a package at another release of the same manifest
+// package that the set holds under a versioned name: {"pin": "8.9"} makes
+// cudnn what cudnn_8_9 is (files, deps and reasons included), keeping its
+// name. Releases the set does not hold are an error that lists those it does.
+func changePin(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
+	str, ok := sl.AsString(v)
+	if !ok {
+		return fmt.Errorf("pin: got %s, want a release prefix string such as \"8.9\"", v.Type())
+	}
+	want, err := version.Parse(str)
+	if err != nil {
+		return fmt.Errorf("pin: %v", err)
+	}
+	var best *pkgset.Package
+	var have []string
+	for _, q := range s.Packages {
+		if q.Manifest != p.Manifest || q.Product != p.Product || q.Release.IsZero() {
+			continue
+		}
+		have = append(have, q.Release.String()+" ("+q.Name+")")
+		if q.Release.HasPrefix(want) && (best == nil || best.Release.Less(q.Release)) {
+			best = q
+		}
+	}
+	if best == nil {
+		sort.Strings(have)
+		return fmt.Errorf("pin: no %s release %s in the CUDA %s set (it has %s)", p.Manifest, str, s.CUDA, strings.Join(have, ", "))
+	}
+	name := p.Name
+	*p = *clonePackage(best)
+	p.Name = name
+	return nil
+}
+
 // applyChange applies a change dict, checking every key and value.
 func applyChange(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
 	d, ok := v.(*sl.Dict)
@@ -167,6 +201,8 @@ func applyChange(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
 		val, _, _ := d.Get(sl.String(k))
 		var err error
 		switch k {
+		case "pin":
+			err = changePin(s, p, val)
 		case "unusable":
 			err = changeUnusable(p, val)
 		case "drop_deps":
@@ -187,14 +223,16 @@ func applyChange(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
 
 func changeOrder(k string) int {
 	switch k {
-	case "drop_deps":
+	case "pin": // first: the other changes apply to the pinned release
 		return 0
-	case "add_deps":
+	case "drop_deps":
 		return 1
-	case "add_files":
+	case "add_deps":
 		return 2
-	case "unusable":
+	case "add_files":
 		return 3
+	case "unusable":
+		return 4
 	}
 	return -1 // unknown keys first, so they are reported before anything else
 }

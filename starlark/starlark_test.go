@@ -280,7 +280,7 @@ func checkError(t *testing.T, err error, c errorCase) {
 // the override's position.
 func TestOverrideErrors(t *testing.T) {
 	cases := []errorCase{
-		{file: "override_key.star", want: `override_key.star:4:9: override("libcufile"), CUDA 12.2.2: unknown change key "unusabel": expected one of add_deps, add_files, drop_deps, unusable`},
+		{file: "override_key.star", want: `override_key.star:4:9: override("libcufile"), CUDA 12.2.2: unknown change key "unusabel": expected one of add_deps, add_files, drop_deps, pin, unusable`},
 		{file: "override_dep.star", want: `override_dep.star:4:9: override("libcufile"), CUDA 12.2.2: add_deps: no package libnothere in the CUDA 12.2.2 set`},
 		{file: "override_path.star", want: `override_path.star:4:9: override("libcufile"), CUDA 12.2.2: add_files["linux-x86_64"][0]: path "../etc/passwd" escapes the archive`},
 		{file: "override_missing.star", want: `override_missing.star:1:9: override("libnothere"): no package libnothere in CUDA 12.2.2`},
@@ -545,5 +545,43 @@ capabilities(CAPS)
 		if fs := find(s, "libcublas").Files["linux-x86_64"]; len(fs) != 1 {
 			t.Errorf("CUDA %s: libcublas files %+v", s.CUDA, fs)
 		}
+	}
+}
+
+// An override can pin a package to another release the set holds under a
+// versioned name.
+func TestOverridePin(t *testing.T) {
+	_, sets := fixuptest.Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
+	dir := t.TempDir()
+	src := "override(\"cudnn\", lambda pkg: {\"pin\": \"8.9\"})\n"
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := NewInterp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+		t.Fatal(FormatError(err))
+	}
+	p, _ := sets[0].Package("cudnn")
+	if p.Name != "cudnn" || p.Version.String() != "8.9.7.29" {
+		t.Errorf("cudnn after pin = %s %s", p.Name, p.Version)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte("override(\"cudnn\", lambda pkg: {\"pin\": \"7.6\"})\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err = in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	err = f.ApplyOverrides(context.Background(), sets)
+	if err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:9: override(\"cudnn\"), CUDA 12.4.1: pin: no cudnn release 7.6 in the CUDA 12.4.1 set (it has 8.8.1 (cudnn_8_8), 8.9.7 (cudnn") {
+		t.Errorf("error = %v", err)
 	}
 }
