@@ -27,6 +27,7 @@ type File struct {
 	// Modules are the modules evaluated, in load order (the file first).
 	Modules   []string
 	overrides []*override
+	products  []UserProduct
 }
 
 // OptionNames are the option names Position knows, as config's messages name them.
@@ -139,6 +140,7 @@ var builtins = sl.StringDict{
 	"pin":              sl.NewBuiltin("pin", builtinPin),
 	"mirrors":          sl.NewBuiltin("mirrors", builtinMirrors),
 	"plugin":           sl.NewBuiltin("plugin", builtinPlugin),
+	"product":          sl.NewBuiltin("product", builtinProduct),
 	"override":         sl.NewBuiltin("override", builtinOverride),
 	"struct":           sl.NewBuiltin("struct", starlarkstruct.Make),
 	"cuda":             cudaModule,

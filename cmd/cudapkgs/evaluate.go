@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
@@ -97,6 +99,7 @@ type evaluated struct {
 	pluginTimeout time.Duration
 	interp        *starlark.Interp
 	file          *starlark.File // nil without a configuration file
+	unfixed       []string       // the configuration's own products: no plugin needed
 }
 
 func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) {
@@ -114,7 +117,20 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 	for _, w := range coll.Warnings() {
 		fmt.Fprintf(a.stderr, "warning: %s\n", w)
 	}
+	in, file, err := f.starlarkConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
 	products := catalog.Products()
+	var unfixed []string
+	if file != nil && len(file.Products()) > 0 {
+		if coll, products, err = addUserProducts(coll, products, file.Products()); err != nil {
+			return nil, err
+		}
+		for _, up := range file.Products() {
+			unfixed = append(unfixed, up.Name)
+		}
+	}
 	avail := config.Available{Releases: map[string][]version.Version{}}
 	for _, p := range products {
 		if p.Toolkit {
@@ -130,10 +146,6 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 			fmt.Fprintf(a.stderr, "warning: %s: product folder %q is not a known product (%s); ignored\n", filepath.Join(dir, name), name, productNames(products))
 		}
 	}
-	in, file, err := f.starlarkConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
 	layers := []config.Layer{config.Defaults{}}
 	if file != nil {
 		layers = append(layers, file)
@@ -148,7 +160,7 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 	if f.pluginTimeout <= 0 {
 		return nil, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
 	}
-	return &evaluated{coll: coll, cfg: cfg, products: products, pluginTimeout: f.pluginTimeout, interp: in, file: file}, nil
+	return &evaluated{coll: coll, cfg: cfg, products: products, pluginTimeout: f.pluginTimeout, interp: in, file: file, unfixed: unfixed}, nil
 }
 
 // sets builds the package sets and runs the fixup plugins over them.
@@ -157,7 +169,7 @@ func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := a.startPlugins(ctx, e.cfg, e.pluginTimeout)
+	h, err := a.startPlugins(ctx, e.cfg, fixup.Options{CallTimeout: e.pluginTimeout, Unfixed: e.unfixed})
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +183,33 @@ func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
 		}
 	}
 	return sets, nil
+}
+
+// addUserProducts reads the manifests of the products the configuration
+// declares and adds them to the collection and the product list.
+func addUserProducts(coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
+	all := coll.All()
+	for _, up := range ups {
+		if len(coll.Releases(up.Name)) > 0 || slices.ContainsFunc(products, func(p pkgset.Product) bool { return p.Name == up.Name }) {
+			return nil, nil, fmt.Errorf("%s: product(%q): there already is a product %s", up.Pos, up.Name, up.Name)
+		}
+		ms, err := manifest.LoadProduct(up.Dir, up.Name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: product(%q): %w", up.Pos, up.Name, err)
+		}
+		all = append(all, ms...)
+		var flat []version.Version
+		for _, c := range up.CUDA {
+			flat = append(flat, version.MustParse(c)) // checked by product()
+		}
+		p := pkgset.Product{Name: up.Name, Base: up.Base, Path: up.Path}
+		if len(flat) > 0 {
+			p.FlatCUDA = func(version.Version) []version.Version { return flat }
+		}
+		products = append(products, p)
+	}
+	c, err := manifest.NewCollection(all)
+	return c, products, err
 }
 
 // starlarkError prints a Starlark failure as file:line:col, message and

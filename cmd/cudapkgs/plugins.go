@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -90,12 +89,12 @@ func pluginSpecs(cfg *config.Config) ([]fixup.Spec, error) {
 	return specs, nil
 }
 
-func (a *app) startPlugins(ctx context.Context, cfg *config.Config, callTimeout time.Duration) (*fixup.Host, error) {
+func (a *app) startPlugins(ctx context.Context, cfg *config.Config, opts fixup.Options) (*fixup.Host, error) {
 	specs, err := pluginSpecs(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return fixup.Start(ctx, specs, fixup.Options{CallTimeout: callTimeout})
+	return fixup.Start(ctx, specs, opts)
 }
 
 func (a *app) pluginsCmd() *cobra.Command {
@@ -111,7 +110,7 @@ func (a *app) pluginsCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		h, err := a.startPlugins(cmd.Context(), e.cfg, f.pluginTimeout)
+		h, err := a.startPlugins(cmd.Context(), e.cfg, fixup.Options{CallTimeout: f.pluginTimeout})
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,10 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 	for _, s := range sets {
 		for _, b := range Batches(cfg, s) {
 			r, ok := h.byProduct[b.Product]
-			if !ok {
+			switch {
+			case !ok && slices.Contains(h.opts.Unfixed, b.Product):
+				continue
+			case !ok:
 				return fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
 			}
 			jobs = append(jobs, job{s, b, r})

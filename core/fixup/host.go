@@ -46,6 +46,10 @@ type Options struct {
 	// Logger receives the plugins' hclog lines; nil discards them (their
 	// stderr is still kept for error messages).
 	Logger hclog.Logger
+	// Unfixed are products that may have no plugin: the user's own products,
+	// whose files come from the configuration's overrides. Any other product
+	// without a plugin is an error.
+	Unfixed []string
 }
 
 const (

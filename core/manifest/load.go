@@ -37,6 +37,15 @@ func NewCollection(ms []*Manifest) (*Collection, error) {
 // Products returns the product names, sorted.
 func (c *Collection) Products() []string { return sortedKeys(c.byProduct) }
 
+// All returns every manifest, by product then release.
+func (c *Collection) All() []*Manifest {
+	var all []*Manifest
+	for _, p := range c.Products() {
+		all = append(all, c.byProduct[p]...)
+	}
+	return all
+}
+
 // Releases returns a product's manifests, oldest first. The slice is shared:
 // callers must not modify it.
 func (c *Collection) Releases(product string) []*Manifest { return c.byProduct[product] }
@@ -61,7 +70,6 @@ func LoadDir(dir string) (*Collection, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading manifests folder: %w", err)
 	}
-	type job struct{ file, product, release string }
 	var jobs []job
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -80,6 +88,37 @@ func LoadDir(dir string) (*Collection, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: no manifests found: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", dir)
 	}
+	out, err := parseAll(jobs)
+	if err != nil {
+		return nil, err
+	}
+	return NewCollection(out)
+}
+
+type job struct{ file, product, release string }
+
+// LoadProduct reads every redistrib_<version>.json directly in dir as
+// manifests of one product: a user's own product kept in its own folder.
+func LoadProduct(dir, product string) ([]*Manifest, error) {
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s manifests: %w", product, err)
+	}
+	var jobs []job
+	for _, f := range files {
+		if rel, ok := ReleaseFromFileName(f.Name()); ok && !f.IsDir() {
+			jobs = append(jobs, job{filepath.Join(dir, f.Name()), product, rel})
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%s: no %s manifests found: expected redistrib_<version>.json files", dir, product)
+	}
+	return parseAll(jobs)
+}
+
+// parseAll reads and parses manifests in parallel, in file order; the first
+// error in that order wins.
+func parseAll(jobs []job) ([]*Manifest, error) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
 	out := make([]*Manifest, len(jobs))
 	errs := make([]error, len(jobs))
@@ -100,7 +139,7 @@ func LoadDir(dir string) (*Collection, error) {
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
-	return NewCollection(out)
+	return out, nil
 }
 
 // firstError returns the first non-nil error, noting how many more there were.
