@@ -18,6 +18,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
@@ -325,7 +327,9 @@ func (h *Host) call(ctx context.Context, r *running, b *sdk.Batch) (*sdk.Result,
 
 // explain turns a transport error into what happened to the plugin.
 func (r *running) explain(ctx context.Context, err error, timeout time.Duration) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// gRPC's own deadline timer can fire a moment before the context
+	// reports it: either means the call ran out of time.
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded {
 		return fmt.Errorf("did not answer within %s (it hangs or is too slow)", timeout)
 	}
 	// A crashing plugin drops the connection a moment before its process is
