@@ -142,6 +142,7 @@ var builtins = sl.StringDict{
 	"plugin":           sl.NewBuiltin("plugin", builtinPlugin),
 	"product":          sl.NewBuiltin("product", builtinProduct),
 	"override":         sl.NewBuiltin("override", builtinOverride),
+	"override_set":     sl.NewBuiltin("override_set", builtinOverrideSet),
 	"struct":           sl.NewBuiltin("struct", starlarkstruct.Make),
 	"cuda":             cudaModule,
 }

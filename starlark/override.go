@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sl "go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
@@ -18,7 +19,8 @@ import (
 // override is one override() call: a function from a package's previous
 // value to its changes.
 type override struct {
-	name string
+	name string // "" for a whole-set override
+	set  bool
 	cuda version.Version // zero: every CUDA version
 	fn   sl.Callable
 	pos  string
@@ -53,12 +55,93 @@ func builtinOverride(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tu
 	return sl.None, nil
 }
 
+// builtinOverrideSet is override_set(fn, cuda = ""): fn(set) receives a
+// whole set (struct(cuda, releases, packages = {name: package})) and returns
+// None or {package name: change dict}, each applied as override()'s are.
+func builtinOverrideSet(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var cuda string
+	var fn sl.Callable
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "cuda?", &cuda); err != nil {
+		return nil, err
+	}
+	o := &override{set: true, fn: fn}
+	if cuda != "" {
+		v, err := version.Parse(cuda)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cuda: %w", b.Name(), err)
+		}
+		o.cuda = v
+	}
+	f, pos, err := recorder(th, b)
+	if err != nil {
+		return nil, err
+	}
+	o.pos = pos
+	f.overrides = append(f.overrides, o)
+	return sl.None, nil
+}
+
+// setValue is a set as an override_set function sees it.
+func setValue(s *pkgset.Set) *starlarkstruct.Struct {
+	pkgs := sl.NewDict(len(s.Packages))
+	for _, p := range s.Packages {
+		_ = pkgs.SetKey(sl.String(p.Name), packageValue(s, p))
+	}
+	releases := sl.NewDict(len(s.Releases))
+	for _, k := range sortedKeys(s.Releases) {
+		_ = releases.SetKey(sl.String(k), sl.String(s.Releases[k].String()))
+	}
+	pkgs.Freeze()
+	releases.Freeze()
+	return starlarkstruct.FromStringDict(starlarkstruct.Default, sl.StringDict{
+		"cuda": sl.String(s.CUDA.String()), "releases": releases, "packages": pkgs})
+}
+
+// applySetOverride runs one override_set function on one set.
+func applySetOverride(th *sl.Thread, o *override, s *pkgset.Set) error {
+	where := fmt.Sprintf("override_set declared at %s, CUDA %s", o.pos, s.CUDA)
+	v, err := sl.Call(th, o.fn, sl.Tuple{setValue(s)}, nil)
+	if err != nil {
+		return &contextError{where, err}
+	}
+	if v == sl.None {
+		return nil
+	}
+	d, ok := v.(*sl.Dict)
+	if !ok {
+		return fmt.Errorf("%s: override_set, CUDA %s: the function returned %s: expected None or a dict {package name: change dict}", o.pos, s.CUDA, v.Type())
+	}
+	names, err := dictKeys(d, "override_set result")
+	if err != nil {
+		return fmt.Errorf("%s: override_set, CUDA %s: %w", o.pos, s.CUDA, err)
+	}
+	for _, name := range names {
+		i := slices.IndexFunc(s.Packages, func(p *pkgset.Package) bool { return p.Name == name })
+		if i < 0 {
+			return fmt.Errorf("%s: override_set, CUDA %s: no package %s in the set", o.pos, s.CUDA, name)
+		}
+		change, _, _ := d.Get(sl.String(name))
+		if change == sl.None {
+			continue
+		}
+		p := clonePackage(s.Packages[i])
+		if err := applyChange(s, p, change); err != nil {
+			return fmt.Errorf("%s: override_set, CUDA %s, package %s: %w", o.pos, s.CUDA, name, err)
+		}
+		s.Packages[i] = p
+	}
+	return nil
+}
+
 // Overrides lists the declared overrides as "file:line:col: package" (with
 // " (CUDA x)" when limited), in the order they apply.
 func (f *File) Overrides() []string {
 	var out []string
 	for _, o := range f.overrides {
 		s := o.pos + ": " + o.name
+		if o.set {
+			s = o.pos + ": (whole set)"
+		}
 		if !o.cuda.IsZero() {
 			s += " (CUDA " + o.cuda.String() + ")"
 		}
@@ -87,6 +170,16 @@ func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set) error {
 	th := r.thread(f.path)
 	defer r.done(th)
 	for _, o := range f.overrides {
+		if o.set {
+			for _, s := range work {
+				if o.cuda.IsZero() || s.CUDA.HasPrefix(o.cuda) {
+					if err := applySetOverride(th, o, s); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
 		matched := false
 		var versions []string
 		for _, s := range work {

@@ -585,3 +585,58 @@ func TestOverridePin(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+// override_set sees a whole set and changes several packages at once, in
+// declaration order with the per-package overrides.
+func TestOverrideSet(t *testing.T) {
+	_, sets := fixuptest.Sets(t, []string{"12.2.2", "12.4.1"}, []string{"linux-x86_64", "linux-sbsa"})
+	dir := t.TempDir()
+	src := `
+def no_sbsa_profilers(s):
+    return {name: {"unusable": {"linux-sbsa": "site: no profilers on Grace"}}
+            for name in s.packages if name.startswith("nsight")}
+
+override_set(no_sbsa_profilers, cuda = "12.4")
+override("nsight_compute", lambda pkg: {"add_deps": ["cuda_cupti"]}, cuda = "12.4")
+`
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := NewInterp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	if got := strings.Join(f.Overrides(), "; "); got != "cudapkgs.star:6:13: (whole set) (CUDA 12.4); cudapkgs.star:7:9: nsight_compute (CUDA 12.4)" {
+		t.Errorf("Overrides() = %s", got)
+	}
+	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+		t.Fatal(FormatError(err))
+	}
+	p122, _ := sets[0].Package("nsight_compute")
+	p124, _ := sets[1].Package("nsight_compute")
+	if len(p122.Unavailable["linux-sbsa"]) != 0 {
+		t.Errorf("12.2.2 changed: %v", p122.Unavailable)
+	}
+	if r := p124.Unavailable["linux-sbsa"]; len(r) == 0 || r[len(r)-1] != "site: no profilers on Grace" {
+		t.Errorf("12.4.1 nsight_compute reasons = %v", r)
+	}
+	if len(p124.Deps) != 1 || p124.Deps[0].Name != "cuda_cupti" {
+		t.Errorf("deps = %+v", p124.Deps)
+	}
+
+	bad := "override_set(lambda s: {\"no_such\": {\"unusable\": {\"linux-sbsa\": \"x\"}}})\n"
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err = in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	if err != nil {
+		t.Fatal(FormatError(err))
+	}
+	if err := f.ApplyOverrides(context.Background(), sets); err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:13: override_set, CUDA 12.2.2: no package no_such in the set") {
+		t.Errorf("error = %v", err)
+	}
+}
