@@ -1,0 +1,191 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudapkgs/cudapkgs/core/bazel"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+)
+
+// readTree reads every regular file under dir, by slash path.
+func readTree(t *testing.T, dir string) bazel.Tree {
+	t.Helper()
+	tree := bazel.Tree{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		tree[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+func generateArgs(manifests, out string, extra ...string) []string {
+	return append([]string{"generate", "--manifests", manifests, "--out", out,
+		"--platform", "linux-x86_64,linux-sbsa,linux-jetson"}, extra...)
+}
+
+func mustGenerate(t *testing.T, args ...string) string {
+	t.Helper()
+	code, _, errs := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("cudapkgs %s: exit %d:\n%s", strings.Join(args, " "), code, errs)
+	}
+	return errs
+}
+
+func TestGenerateRealManifests(t *testing.T) {
+	m := shared.Manifests(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "third_party", "cuda")
+	two := generateArgs(m, out, "--cuda", "12.4.1,12.6.3")
+
+	errs := mustGenerate(t, two...)
+	wantOutput(t, "stderr", errs, "files written, 0 unchanged, 0 removed")
+	first := readTree(t, out)
+	for _, p := range []string{"WORKSPACE", "BUILD.bazel", "repositories.bzl", "platforms/BUILD.bazel", "version/defs.bzl", "unusable/defs.bzl", "unusable/BUILD.bazel", "repos/BUILD.bazel"} {
+		if _, ok := first[p]; !ok {
+			t.Errorf("no %s in the generated tree", p)
+		}
+	}
+	for _, p := range bazel.Lint(first) {
+		t.Error(p)
+	}
+	hub := string(first["BUILD.bazel"])
+	wantOutput(t, "BUILD.bazel", hub, `build_setting_default = "12.6.3"`, `name = "libcublas"`, `name = "cuda_12.4.1_linux_jetson"`,
+		`"@cuda_cudnn_9_12_0_46_linux_x86_64_cuda12//:cudnn"`)
+	repos := string(first["repositories.bzl"])
+	// One repository per archive: cuDNN 9.12's cuda12 archive serves both CUDA versions.
+	if n := strings.Count(repos, `name = "cuda_cudnn_9_12_0_46_linux_x86_64_cuda12"`); n != 1 {
+		t.Errorf("cudnn 9.12 x86_64 archive declared %d times, want 1", n)
+	}
+	if _, ok := first["repos/cuda_cudnn_9_12_0_46_linux_x86_64_cuda12.BUILD"]; !ok {
+		t.Error("no BUILD file for the cuDNN 9.12 archive")
+	}
+
+	// Files that are not generated stay, whatever happens.
+	user := map[string]string{"README.user": "mine\n", "repos/extra.BUILD": "# my own\n"}
+	for p, c := range user {
+		if err := os.WriteFile(filepath.Join(out, filepath.FromSlash(p)), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Age every file, so a rewrite shows in the modification times.
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for p := range first {
+		if err := os.Chtimes(filepath.Join(out, filepath.FromSlash(p)), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("again rewrites nothing", func(t *testing.T) {
+		errs := mustGenerate(t, two...)
+		wantOutput(t, "stderr", errs, "0 files written, "+itoa(len(first))+" unchanged, 0 removed")
+		for p := range first {
+			fi, err := os.Stat(filepath.Join(out, filepath.FromSlash(p)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fi.ModTime().Equal(old) {
+				t.Errorf("%s was rewritten", p)
+			}
+		}
+	})
+
+	t.Run("a failing run leaves the tree as it was", func(t *testing.T) {
+		before := readTree(t, out)
+		bad := filepath.Join(dir, "bad.star")
+		if err := os.WriteFile(bad, []byte("cuda(versions = [\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			generateArgs(m, out, "--cuda", "12.4.1", "--config", bad),                                     // Starlark error
+			generateArgs(filepath.Join(dir, "nowhere"), out, "--cuda", "12.4.1"),                          // no manifests
+			generateArgs(m, out, "--cuda", "12.4.1", "--plugin", "/nonexistent="+strings.Repeat("0", 64)), // plugin that cannot start
+		} {
+			code, _, errs := runCLI(t, args...)
+			if code == 0 {
+				t.Errorf("%v: succeeded, want a failure", args)
+			}
+			if d := cmp.Diff(before, readTree(t, out)); d != "" {
+				t.Errorf("%v (%s) changed the tree:\n%s", args, strings.TrimSpace(errs), d)
+			}
+		}
+		assertNoTemp(t, filepath.Dir(out))
+	})
+
+	t.Run("files no longer produced are removed", func(t *testing.T) {
+		stale := filepath.Join(out, "repos", "cuda_gone_1_0_linux_x86_64.BUILD")
+		if err := os.WriteFile(stale, []byte(bazel.Header+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		errs := mustGenerate(t, generateArgs(m, out, "--cuda", "12.4.1")...)
+		got := readTree(t, out)
+		fresh := filepath.Join(dir, "fresh")
+		mustGenerate(t, generateArgs(m, fresh, "--cuda", "12.4.1")...)
+		want := readTree(t, fresh)
+		for p, c := range user {
+			want[p] = []byte(c)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("after regenerating for 12.4.1 only, the tree differs from a fresh one plus the user's files:\n%s", d)
+		}
+		if !strings.Contains(errs, " removed") || strings.Contains(errs, " 0 removed") {
+			t.Errorf("summary does not report removals: %s", errs)
+		}
+		assertNoTemp(t, filepath.Dir(out))
+	})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func assertNoTemp(t *testing.T, parent string) {
+	t.Helper()
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".cudapkgs-") {
+			t.Errorf("temporary folder %s left behind", e.Name())
+		}
+	}
+}
+
+func TestGenerateUsage(t *testing.T) {
+	code, _, errs := runCLI(t, "generate", "--manifests", t.TempDir())
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d: %s", code, exitUsage, errs)
+	}
+	wantOutput(t, "stderr", errs, "--out is required")
+}
+
+func TestGenerateOutIsAFile(t *testing.T) {
+	m := shared.Manifests(t)
+	f := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, generateArgs(m, f, "--cuda", "12.4.1")...)
+	if code == 0 {
+		t.Fatal("succeeded writing into a file")
+	}
+	wantOutput(t, "stderr", errs, "not a folder")
+	if b, _ := os.ReadFile(f); string(b) != "x" {
+		t.Error("the file was changed")
+	}
+}

@@ -1,0 +1,594 @@
+// Package bazel turns package sets into a self-contained Bazel repository:
+// a hub (@cuda by default) with one alias per package that selects, by a CUDA
+// version build setting and the target platform, the http_archive repository
+// that serves it, or a target that fails at analysis with the reasons it
+// cannot be used.
+//
+// Generate is a pure function of the configuration and the sets: every file
+// is a buildtools syntax tree printed by build.Format, everything is sorted,
+// and two runs over the same input give the same bytes.
+package bazel
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/bazelbuild/buildtools/build"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Options tune the generated repository.
+type Options struct {
+	// Name is the hub repository's name, the one a workspace gives
+	// local_repository; it prefixes the per-archive repositories too.
+	// Default "cuda".
+	Name string
+}
+
+// Tree maps a path relative to the output root (forward slashes) to the
+// file's bytes.
+type Tree map[string][]byte
+
+// Paths returns the tree's paths, sorted.
+func (t Tree) Paths() []string {
+	out := make([]string, 0, len(t))
+	for p := range t {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// repo is one http_archive: one distinct archive (by sha256), whatever
+// number of packages, CUDA versions and platforms it serves.
+type repo struct {
+	name     string
+	manifest string // the package's name in its manifest: the top target
+	archive  pkgset.Archive
+	files    map[pkgset.File]bool
+}
+
+// use is what the hub's alias for one package maps one (CUDA version,
+// target platform) to: a repository, or the reasons there is none.
+type use struct {
+	repo    *repo
+	reasons []string
+}
+
+type generator struct {
+	opts     Options
+	sets     []*pkgset.Set
+	targets  []platform.Platform
+	repos    map[string]*repo // by sha256
+	byName   map[string]*repo
+	packages map[string]map[string]use // package -> key(version, platform) -> use
+	tree     Tree
+}
+
+// Generate builds the repository's files from the configuration and the
+// package sets (after the fixup plugins; Files are what the repositories'
+// BUILD files export).
+func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error) {
+	if opts.Name == "" {
+		opts.Name = "cuda"
+	}
+	if !labelSafe(opts.Name) {
+		return nil, fmt.Errorf("repository name %q: expected letters, digits and _", opts.Name)
+	}
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("no package sets: nothing to generate")
+	}
+	g := &generator{opts: opts, targets: cfg.Targets(), repos: map[string]*repo{}, byName: map[string]*repo{},
+		packages: map[string]map[string]use{}, tree: Tree{}}
+	g.sets = append(g.sets, sets...)
+	sort.Slice(g.sets, func(i, j int) bool { return g.sets[i].CUDA.Less(g.sets[j].CUDA) })
+	for i := 1; i < len(g.sets); i++ {
+		if g.sets[i].CUDA.Equal(g.sets[i-1].CUDA) {
+			return nil, fmt.Errorf("two package sets for CUDA %s", g.sets[i].CUDA)
+		}
+	}
+	if err := g.collect(); err != nil {
+		return nil, err
+	}
+	g.workspace()
+	g.repositories()
+	for _, r := range g.sortedRepos() {
+		g.repoBuild(r)
+	}
+	g.platforms()
+	g.version(cfg)
+	g.hub(cfg)
+	g.unusable()
+	return g.tree, nil
+}
+
+func key(v version.Version, p platform.Platform) string { return v.String() + " " + p.Name() }
+
+// collect finds the distinct archives and, per package, what serves each
+// (CUDA version, platform).
+func (g *generator) collect() error {
+	for _, s := range g.sets {
+		for _, pkg := range s.Packages {
+			uses := g.packages[pkg.Name]
+			if uses == nil {
+				uses = map[string]use{}
+				g.packages[pkg.Name] = uses
+			}
+			for _, t := range g.targets {
+				a, ok := pkg.Platforms[t.Name()]
+				reasons := pkg.Unavailable[t.Name()]
+				if !ok || len(reasons) > 0 {
+					if len(reasons) == 0 {
+						reasons = []string{fmt.Sprintf("no archive of %s %s serves %s", pkg.Manifest, pkg.Version, t.Name())}
+					}
+					uses[key(s.CUDA, t)] = use{reasons: reasons}
+					continue
+				}
+				r, err := g.repo(pkg, a)
+				if err != nil {
+					return fmt.Errorf("CUDA %s: %s on %s: %w", s.CUDA, pkg.Name, t.Name(), err)
+				}
+				for _, f := range pkg.Files[t.Name()] {
+					r.files[f] = true
+				}
+				uses[key(s.CUDA, t)] = use{repo: r}
+			}
+		}
+	}
+	return nil
+}
+
+func (g *generator) repo(pkg *pkgset.Package, a pkgset.Archive) (*repo, error) {
+	if a.SHA256 == "" {
+		return nil, fmt.Errorf("archive %s has no sha256", a.RelativePath)
+	}
+	if len(a.URLs) == 0 {
+		return nil, fmt.Errorf("archive %s has no URL", a.RelativePath)
+	}
+	if r, ok := g.repos[a.SHA256]; ok {
+		if r.manifest != pkg.Manifest {
+			return nil, fmt.Errorf("archive %s (sha256 %s) serves both %s and %s", a.RelativePath, a.SHA256, r.manifest, pkg.Manifest)
+		}
+		return r, nil
+	}
+	name := repoName(g.opts.Name, pkg, a)
+	if other, ok := g.byName[name]; ok {
+		return nil, fmt.Errorf("two different archives would both be repository @%s: %s (sha256 %s) and %s (sha256 %s)",
+			name, other.archive.RelativePath, other.archive.SHA256, a.RelativePath, a.SHA256)
+	}
+	r := &repo{name: name, manifest: pkg.Manifest, archive: a, files: map[pkgset.File]bool{}}
+	g.repos[a.SHA256] = r
+	g.byName[name] = r
+	return r, nil
+}
+
+// repoName is <hub>_<manifest name>_<version>_<manifest key>[_<variant>],
+// every part reduced to letters, digits and _.
+func repoName(hub string, pkg *pkgset.Package, a pkgset.Archive) string {
+	parts := []string{hub, pkg.Manifest}
+	if !pkg.Version.IsZero() {
+		parts = append(parts, pkg.Version.String())
+	}
+	parts = append(parts, a.Key)
+	if a.Variant != "" {
+		parts = append(parts, a.Variant)
+	}
+	return sanitize(strings.Join(parts, "_"))
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func labelSafe(s string) bool { return s != "" && sanitize(s) == s && !(s[0] >= '0' && s[0] <= '9') }
+
+func (g *generator) sortedRepos() []*repo {
+	out := make([]*repo, 0, len(g.byName))
+	for _, r := range g.byName {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func (g *generator) put(f *build.File) { g.tree[f.Path] = format(f) }
+
+func (g *generator) workspace() {
+	f := newFile("WORKSPACE", build.TypeWorkspace)
+	f.Stmt = append(f.Stmt, call("workspace", arg("name", str(g.opts.Name))))
+	g.put(f)
+}
+
+// repositories writes repositories.bzl: cuda_repositories() declares every
+// archive as an http_archive (fetched only when a build needs it), and
+// repos/BUILD.bazel exports their BUILD files.
+func (g *generator) repositories() {
+	f := newFile("repositories.bzl", build.TypeBzl)
+	f.Stmt = append(f.Stmt,
+		docstring("The archives behind @"+g.opts.Name+", one repository each."),
+		load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive"))
+	body := []build.Expr{docstring("Declares one http_archive per archive of the generated package sets.\n\n    Bazel fetches a repository only when a build needs one of its targets.\n    ")}
+	var files []string
+	for _, r := range g.sortedRepos() {
+		args := []kv{
+			arg("name", str(r.name)),
+			arg("build_file", str("@"+g.opts.Name+"//repos:"+r.name+".BUILD")),
+			arg("sha256", str(r.archive.SHA256)),
+		}
+		if r.archive.StripPrefix != "" {
+			args = append(args, arg("strip_prefix", str(r.archive.StripPrefix)))
+		}
+		args = append(args, arg("urls", strList(r.archive.URLs))) // mirrors first: keep the order
+		body = append(body, call("http_archive", args...))
+		files = append(files, r.name+".BUILD")
+	}
+	if len(body) == 1 {
+		body = append(body, &build.BranchStmt{Token: "pass"})
+	}
+	f.Stmt = append(f.Stmt, def(g.opts.Name+"_repositories", nil, body...))
+	g.put(f)
+
+	b := newFile("repos/BUILD.bazel", build.TypeBuild)
+	if len(files) > 0 {
+		b.Stmt = append(b.Stmt, positional("exports_files", sortedStrList(files)))
+	}
+	g.put(b)
+}
+
+var headerExt = map[string]bool{".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".cuh": true, ".inc": true, ".inl": true}
+
+// repoBuild writes repos/<repo>.BUILD from the plugins' file lists.
+func (g *generator) repoBuild(r *repo) {
+	files := make([]pkgset.File, 0, len(r.files))
+	for f := range r.files {
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		a, b := files[i], files[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Role != b.Role {
+			return a.Role < b.Role
+		}
+		return a.SONAME < b.SONAME
+	})
+	used := map[string]bool{r.manifest: true, "headers": true, "static": true, "stubs": true, "bin": true, "data": true}
+	unique := func(base, suffix string) string {
+		n := sanitizeTarget(base)
+		if used[n] {
+			n += "_" + suffix
+		}
+		for i := 2; used[n]; i++ {
+			n = fmt.Sprintf("%s_%s%d", sanitizeTarget(base), suffix, i)
+		}
+		used[n] = true
+		return n
+	}
+	var hdrGlobs, hdrFiles, includes, stubs, bins, data []string
+	var imports, shared, static []build.Expr
+	for _, f := range files {
+		switch f.Kind {
+		case "headers":
+			if headerExt[path.Ext(f.Path)] {
+				hdrFiles = append(hdrFiles, f.Path)
+				includes = append(includes, path.Dir(f.Path))
+			} else {
+				hdrGlobs = append(hdrGlobs, f.Path+"/**")
+				includes = append(includes, f.Path)
+			}
+		case "shared_lib":
+			base := f.SONAME
+			if base == "" {
+				base = path.Base(f.Path)
+			}
+			n := unique(libBase(base), "shared")
+			imports = append(imports, call("cc_import", arg("name", str(n)), arg("shared_library", str(f.Path))))
+			if f.Role != "exec" {
+				shared = append(shared, str(":"+n))
+			}
+		case "static_lib":
+			n := unique(libBase(path.Base(f.Path)), "static")
+			imports = append(imports, call("cc_import", arg("name", str(n)), arg("static_library", str(f.Path))))
+			if f.Role != "exec" {
+				static = append(static, str(":"+n))
+			}
+		case "stub_lib":
+			stubs = append(stubs, f.Path)
+		case "binary":
+			bins = append(bins, f.Path)
+		default: // data, and kinds this generator does not know yet
+			data = append(data, f.Path)
+		}
+	}
+	hasHeaders := len(hdrGlobs)+len(hdrFiles) > 0
+	b := newFile("repos/"+r.name+".BUILD", build.TypeBuild)
+	// defs.bzl, which every rules_cc release has (Debian's 0.0.4, the one
+	// Bazel 4.2.3 works with offline, included), rather than the per-rule
+	// files of recent releases; buildifier accepts any load of the name.
+	if len(imports) > 0 {
+		b.Stmt = append(b.Stmt, load("@rules_cc//cc:defs.bzl", "cc_import", "cc_library"))
+	} else {
+		b.Stmt = append(b.Stmt, load("@rules_cc//cc:defs.bzl", "cc_library"))
+	}
+	b.Stmt = append(b.Stmt, call("package", arg("default_visibility", strList([]string{"//visibility:public"}))))
+	if hasHeaders {
+		hdrs := build.Expr(nil)
+		if len(hdrGlobs) > 0 {
+			hdrs = positional("glob", sortedStrList(hdrGlobs))
+		}
+		if len(hdrFiles) > 0 {
+			l := sortedStrList(hdrFiles)
+			if hdrs == nil {
+				hdrs = l
+			} else {
+				hdrs = &build.BinaryExpr{X: hdrs, Op: "+", Y: l}
+			}
+		}
+		b.Stmt = append(b.Stmt, call("cc_library", arg("name", str("headers")), arg("hdrs", hdrs), arg("includes", sortedStrList(includes))))
+	}
+	for _, i := range imports {
+		b.Stmt = append(b.Stmt, i)
+	}
+	top := func(name string, libs []build.Expr) {
+		deps := &build.ListExpr{ForceMultiLine: true}
+		if hasHeaders {
+			deps.List = append(deps.List, str(":headers"))
+		}
+		deps.List = append(deps.List, libs...)
+		args := []kv{arg("name", str(name))}
+		if len(deps.List) > 0 {
+			deps.ForceMultiLine = len(deps.List) > 1
+			args = append(args, arg("deps", deps))
+		}
+		b.Stmt = append(b.Stmt, call("cc_library", args...))
+	}
+	top(r.manifest, shared)
+	if len(static) > 0 {
+		top("static", static)
+	}
+	if len(stubs) > 0 {
+		b.Stmt = append(b.Stmt, call("filegroup", arg("name", str("stubs")), arg("srcs", sortedStrList(stubs))))
+	}
+	if len(bins) > 0 {
+		b.Stmt = append(b.Stmt, call("filegroup", arg("name", str("bin")), arg("srcs", sortedStrList(bins))))
+		b.Stmt = append(b.Stmt, positional("exports_files", sortedStrList(bins)))
+	}
+	if len(data) > 0 {
+		b.Stmt = append(b.Stmt, call("filegroup", arg("name", str("data")), arg("srcs", sortedStrList(data))))
+	}
+	g.put(b)
+}
+
+// libBase is a library's name without .so and what follows it, or without
+// its extension: libcublas.so.12 -> libcublas, libcudart_static.a ->
+// libcudart_static.
+func libBase(name string) string {
+	if i := strings.Index(name, ".so"); i > 0 {
+		return name[:i]
+	}
+	return strings.TrimSuffix(name, path.Ext(name))
+}
+
+// sanitizeTarget keeps the characters a target name may hold without
+// quoting surprises.
+func sanitizeTarget(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-.+", c) {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// platformTarget is the name of a platform() in //platforms.
+func platformTarget(p platform.Platform) string { return strings.ReplaceAll(p.Name(), "-", "_") }
+
+// constraints are a platform's constraint values; flavour is the label
+// prefix of the generated flavour values (":" inside //platforms).
+func constraints(p platform.Platform, flavourPrefix string) []string {
+	out := []string{"@platforms//os:" + p.OS, "@platforms//cpu:" + p.CPU}
+	if p.Flavour != platform.FlavourNone {
+		out = append(out, flavourPrefix+string(p.Flavour))
+	}
+	return out
+}
+
+// platforms writes platforms/BUILD.bazel: the aarch64 flavour and a
+// platform for linux-x86_64, linux-sbsa, linux-jetson and every other target.
+func (g *generator) platforms() {
+	f := newFile("platforms/BUILD.bazel", build.TypeBuild)
+	f.Stmt = append(f.Stmt,
+		call("package", arg("default_visibility", strList([]string{"//visibility:public"}))),
+		call("constraint_setting", arg("name", str("aarch64_flavour"))),
+		call("constraint_value", arg("name", str("server")), arg("constraint_setting", str(":aarch64_flavour"))),
+		call("constraint_value", arg("name", str("jetson")), arg("constraint_setting", str(":aarch64_flavour"))))
+	ps := append([]platform.Platform{platform.LinuxX86_64, platform.LinuxSBSA, platform.LinuxJetson}, g.targets...)
+	platform.Sort(ps)
+	seen := map[platform.Platform]bool{}
+	for _, p := range ps {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		f.Stmt = append(f.Stmt, call("platform", arg("name", str(platformTarget(p))), arg("constraint_values", strList(constraints(p, ":")))))
+	}
+	g.put(f)
+}
+
+func (g *generator) versions() []string {
+	var out []string
+	for _, s := range g.sets {
+		out = append(out, s.CUDA.String())
+	}
+	return out
+}
+
+// version writes the CUDA version build setting rule.
+func (g *generator) version(cfg *config.Config) {
+	f := newFile("version/defs.bzl", build.TypeBzl)
+	impl := def("_cuda_version_impl", []string{"ctx"},
+		&build.IfStmt{
+			Cond: &build.BinaryExpr{X: &build.DotExpr{X: ident("ctx"), Name: "build_setting_value"}, Op: "not in",
+				Y: &build.DotExpr{X: &build.DotExpr{X: ident("ctx"), Name: "attr"}, Name: "values"}},
+			True: []build.Expr{positional("fail", &build.BinaryExpr{
+				X:  str("--@" + g.opts.Name + "//:version=%s: this repository was generated for CUDA %s"),
+				Op: "%",
+				Y: &build.TupleExpr{List: []build.Expr{
+					&build.DotExpr{X: ident("ctx"), Name: "build_setting_value"},
+					&build.CallExpr{X: &build.DotExpr{X: str(", "), Name: "join"}, List: []build.Expr{&build.DotExpr{X: &build.DotExpr{X: ident("ctx"), Name: "attr"}, Name: "values"}}},
+				}},
+			})},
+		},
+		&build.ReturnStmt{Result: &build.ListExpr{}})
+	f.Stmt = append(f.Stmt,
+		docstring("The CUDA version build setting of @"+g.opts.Name+": --@"+g.opts.Name+"//:version=<version>."),
+		impl,
+		&build.AssignExpr{LHS: ident("cuda_version"), Op: "=", RHS: call("rule",
+			arg("implementation", ident("_cuda_version_impl")),
+			arg("build_setting", call("config.string", arg("flag", ident("True")))),
+			arg("attrs", dict([]string{"values"}, []build.Expr{call("attr.string_list", arg("mandatory", ident("True")))})),
+			arg("doc", str("The CUDA version the hub's targets select; fails on a version the repository was not generated for.")),
+		)})
+	g.put(f)
+	g.put(newFile("version/BUILD.bazel", build.TypeBuild))
+}
+
+func configSetting(v version.Version, p platform.Platform) string {
+	return "cuda_" + v.String() + "_" + platformTarget(p)
+}
+
+func unusableTarget(pkg string, v version.Version, p platform.Platform) string {
+	return pkg + "_" + v.Underscored(v.Parts()) + "_" + platformTarget(p)
+}
+
+// hub writes the root BUILD.bazel: the version setting, a config_setting per
+// (CUDA version, target platform), and an alias per package.
+func (g *generator) hub(cfg *config.Config) {
+	f := newFile("BUILD.bazel", build.TypeBuild)
+	f.Stmt = append(f.Stmt,
+		load("//version:defs.bzl", "cuda_version"),
+		call("package", arg("default_visibility", strList([]string{"//visibility:public"}))))
+	def := g.sets[len(g.sets)-1].CUDA.String()
+	if cs := cfg.CUDA(); len(cs) > 0 {
+		def = cs[len(cs)-1].String()
+	}
+	f.Stmt = append(f.Stmt, call("cuda_version",
+		arg("name", str("version")),
+		arg("build_setting_default", str(def)),
+		arg("values", strList(g.versions()))))
+	for _, s := range g.sets {
+		for _, t := range g.targets {
+			f.Stmt = append(f.Stmt, call("config_setting",
+				arg("name", str(configSetting(s.CUDA, t))),
+				arg("constraint_values", strList(constraints(t, "//platforms:"))),
+				arg("flag_values", dict([]string{":version"}, []build.Expr{str(s.CUDA.String())}))))
+		}
+	}
+	for _, name := range g.packageNames() {
+		uses := g.packages[name]
+		var keys []string
+		var vals []build.Expr
+		for _, s := range g.sets {
+			for _, t := range g.targets {
+				keys = append(keys, ":"+configSetting(s.CUDA, t))
+				if u, ok := uses[key(s.CUDA, t)]; ok && u.repo != nil {
+					vals = append(vals, str("@"+u.repo.name+"//:"+u.repo.manifest))
+				} else {
+					vals = append(vals, str("//unusable:"+unusableTarget(name, s.CUDA, t)))
+				}
+			}
+		}
+		keys = append(keys, "//conditions:default")
+		vals = append(vals, str("//unusable:"+name))
+		f.Stmt = append(f.Stmt, call("alias",
+			arg("name", str(name)),
+			arg("actual", positional("select", dict(keys, vals)))))
+	}
+	g.put(f)
+}
+
+func (g *generator) packageNames() []string {
+	out := make([]string, 0, len(g.packages))
+	for n := range g.packages {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unusable writes unusable/defs.bzl, a rule that fails at analysis with its
+// message, and unusable/BUILD.bazel with one target per package and (CUDA
+// version, platform) it cannot be used for, and one per package for a
+// configuration that matches no (CUDA version, platform).
+func (g *generator) unusable() {
+	d := newFile("unusable/defs.bzl", build.TypeBzl)
+	d.Stmt = append(d.Stmt,
+		docstring("A rule whose targets fail at analysis: packages that cannot be used."),
+		def("_unusable_impl", []string{"ctx"}, positional("fail", &build.DotExpr{X: &build.DotExpr{X: ident("ctx"), Name: "attr"}, Name: "message"})),
+		&build.AssignExpr{LHS: ident("unusable"), Op: "=", RHS: call("rule",
+			arg("implementation", ident("_unusable_impl")),
+			arg("attrs", dict([]string{"message"}, []build.Expr{call("attr.string", arg("mandatory", ident("True")))})),
+			arg("doc", str("Fails at analysis with message: why a package cannot be used.")),
+		)})
+	g.put(d)
+
+	f := newFile("unusable/BUILD.bazel", build.TypeBuild)
+	f.Stmt = append(f.Stmt,
+		load(":defs.bzl", "unusable"),
+		call("package", arg("default_visibility", strList([]string{"//:__pkg__"}))))
+	var platformLabels []string
+	for _, t := range g.targets {
+		platformLabels = append(platformLabels, "@"+g.opts.Name+"//platforms:"+platformTarget(t))
+	}
+	for _, name := range g.packageNames() {
+		uses := g.packages[name]
+		var usable []string
+		for _, s := range g.sets {
+			for _, t := range g.targets {
+				u, ok := uses[key(s.CUDA, t)]
+				if ok && u.repo != nil {
+					usable = append(usable, s.CUDA.String()+" on "+t.Name())
+					continue
+				}
+				var msg string
+				if !ok {
+					msg = fmt.Sprintf("@%s//:%s cannot be used with CUDA %s on %s: there is no package %s in the CUDA %s package set",
+						g.opts.Name, name, s.CUDA, t.Name(), name, s.CUDA)
+				} else {
+					msg = fmt.Sprintf("@%s//:%s cannot be used with CUDA %s on %s: %s",
+						g.opts.Name, name, s.CUDA, t.Name(), strings.Join(u.reasons, "; "))
+				}
+				f.Stmt = append(f.Stmt, call("unusable", arg("name", str(unusableTarget(name, s.CUDA, t))), arg("message", str(msg))))
+			}
+		}
+		where := "it is usable nowhere"
+		if len(usable) > 0 {
+			where = "it is usable with CUDA " + strings.Join(usable, ", ")
+		}
+		msg := fmt.Sprintf("@%s//:%s: the configuration matches no CUDA version and target platform this repository was generated for (--@%s//:version is one of %s; the target platform must be one of %s); %s",
+			g.opts.Name, name, g.opts.Name, strings.Join(g.versions(), ", "), strings.Join(platformLabels, ", "), where)
+		f.Stmt = append(f.Stmt, call("unusable", arg("name", str(name)), arg("message", str(msg))))
+	}
+	g.put(f)
+}
