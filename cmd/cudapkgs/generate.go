@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/bazel"
+	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 )
 
 func (a *app) generateCmd() *cobra.Command {
@@ -50,7 +51,7 @@ longer produced are removed: only files whose first line is
 		if err != nil {
 			return err
 		}
-		tree, err := bazel.Generate(e.cfg, sets, bazel.Options{Name: name})
+		tree, err := bazel.Generate(e.cfg, sets, bazel.Options{Name: name, Toolchain: catalog.Toolchain()})
 		if err != nil {
 			return err
 		}

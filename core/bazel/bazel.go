@@ -29,6 +29,22 @@ type Options struct {
 	// local_repository; it prefixes the per-archive repositories too.
 	// Default "cuda".
 	Name string
+	// Toolchain names the packages the CUDA rules are built from. Which
+	// packages those are is product knowledge: the caller brings it (the
+	// built-in catalog's Toolchain). Without a Compiler, no toolchain is
+	// generated.
+	Toolchain Toolchain
+}
+
+// Toolchain names the packages behind the generated nvcc toolchain.
+type Toolchain struct {
+	// Compiler is the package whose exec-platform archive holds bin/nvcc.
+	Compiler string
+	// Runtime is the library every cuda_library links.
+	Runtime string
+	// Headers lists, for a CUDA version, the packages whose target-platform
+	// headers nvcc compiles against.
+	Headers func(cuda version.Version) []string
 }
 
 // Tree maps a path relative to the output root (forward slashes) to the
@@ -105,6 +121,10 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	g.version(cfg)
 	g.hub(cfg)
 	g.unusable()
+	g.rules()
+	if g.opts.Toolchain.Compiler != "" {
+		g.toolchain(cfg)
+	}
 	return g.tree, nil
 }
 
@@ -221,7 +241,7 @@ func (g *generator) repositories() {
 	f.Stmt = append(f.Stmt,
 		docstring("The archives behind @"+g.opts.Name+", one repository each."),
 		load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive"))
-	body := []build.Expr{docstring("Declares one http_archive per archive of the generated package sets.\n\n    Bazel fetches a repository only when a build needs one of its targets.\n    ")}
+	body := []build.Expr{docstring("Declares one http_archive per archive of the generated package sets.\n\n    Bazel fetches a repository only when a build needs one of its targets.\n    Also registers the nvcc toolchains of //toolchain.\n    ")}
 	var files []string
 	for _, r := range g.sortedRepos() {
 		args := []kv{
@@ -236,10 +256,11 @@ func (g *generator) repositories() {
 		body = append(body, call("http_archive", args...))
 		files = append(files, r.name+".BUILD")
 	}
-	if len(body) == 1 {
-		body = append(body, &build.BranchStmt{Token: "pass"})
-	}
-	f.Stmt = append(f.Stmt, def(g.opts.Name+"_repositories", nil, body...))
+	body = append(body, positional("native.register_toolchains", str("@"+g.opts.Name+"//toolchain:all")))
+	d := def(g.opts.Name+"_repositories", nil, body...)
+	// A WORKSPACE macro by design: it declares repositories, it has no name.
+	d.Comments.Before = []build.Comment{{Token: "# buildifier: disable=unnamed-macro"}}
+	f.Stmt = append(f.Stmt, d)
 	g.put(f)
 
 	b := newFile("repos/BUILD.bazel", build.TypeBuild)
@@ -487,8 +508,12 @@ func unusableTarget(pkg string, v version.Version, p platform.Platform) string {
 func (g *generator) hub(cfg *config.Config) {
 	f := newFile("BUILD.bazel", build.TypeBuild)
 	f.Stmt = append(f.Stmt,
+		load("//rules:cuda.bzl", "cuda_capabilities"),
 		load("//version:defs.bzl", "cuda_version"),
 		call("package", arg("default_visibility", strList([]string{"//visibility:public"}))))
+	f.Stmt = append(f.Stmt, call("cuda_capabilities",
+		arg("name", str("capabilities")),
+		arg("build_setting_default", &build.ListExpr{})))
 	def := g.sets[len(g.sets)-1].CUDA.String()
 	if cs := cfg.CUDA(); len(cs) > 0 {
 		def = cs[len(cs)-1].String()

@@ -140,7 +140,7 @@ var cases = []struct {
 func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tree, err := Generate(testConfig(t, c.cudas, c.targets), c.sets(), Options{})
+			tree, err := Generate(testConfig(t, c.cudas, c.targets), c.sets(), testOptions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,12 +186,12 @@ func TestGolden(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	for _, c := range cases {
 		cfg := testConfig(t, c.cudas, c.targets)
-		a, err := Generate(cfg, c.sets(), Options{})
+		a, err := Generate(cfg, c.sets(), testOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 5; i++ {
-			b, err := Generate(cfg, c.sets(), Options{})
+			b, err := Generate(cfg, c.sets(), testOptions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +204,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestLint(t *testing.T) {
 	for _, c := range cases {
-		tree, err := Generate(testConfig(t, c.cudas, c.targets), c.sets(), Options{})
+		tree, err := Generate(testConfig(t, c.cudas, c.targets), c.sets(), testOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,3 +213,15 @@ func TestLint(t *testing.T) {
 		}
 	}
 }
+
+// testOptions name the toolchain's packages as the built-in catalog does.
+var testOptions = Options{Toolchain: Toolchain{
+	Compiler: "cuda_nvcc",
+	Runtime:  "cuda_cudart",
+	Headers: func(cuda version.Version) []string {
+		if cuda.Major() < 13 {
+			return []string{"cuda_cudart", "cuda_nvcc"}
+		}
+		return []string{"cuda_cudart", "cuda_crt"}
+	},
+}}

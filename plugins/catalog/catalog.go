@@ -5,6 +5,7 @@
 package catalog
 
 import (
+	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -50,4 +51,23 @@ func cutensorFlatCUDA(release version.Version) []version.Version {
 // to their file name.
 func tensorrtStripPrefix(pkg *manifest.Package, _ manifest.Archive) string {
 	return "TensorRT-" + pkg.Version.String()
+}
+
+// Toolchain names the packages the generated nvcc toolchain is built from:
+// nvcc comes from cuda_nvcc on the exec platform; code compiles against
+// cuda_cudart's headers and nvcc's crt headers (inside cuda_nvcc before CUDA
+// 13.0, the separate cuda_crt from 13.0) on the target platform, and links
+// cuda_cudart.
+func Toolchain() bazel.Toolchain {
+	crtFrom := version.MustParse("13.0")
+	return bazel.Toolchain{
+		Compiler: "cuda_nvcc",
+		Runtime:  "cuda_cudart",
+		Headers: func(cuda version.Version) []string {
+			if cuda.Less(crtFrom) {
+				return []string{"cuda_cudart", "cuda_nvcc"}
+			}
+			return []string{"cuda_cudart", "cuda_crt"}
+		},
+	}
 }

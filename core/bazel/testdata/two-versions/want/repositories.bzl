@@ -3,10 +3,12 @@
 
 load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive")
 
+# buildifier: disable=unnamed-macro
 def cuda_repositories():
     """Declares one http_archive per archive of the generated package sets.
 
     Bazel fetches a repository only when a build needs one of its targets.
+    Also registers the nvcc toolchains of //toolchain.
     """
     http_archive(
         name = "cuda_cuda_cudart_12_4_127_linux_aarch64",
@@ -108,3 +110,4 @@ def cuda_repositories():
             "https://developer.download.nvidia.com/compute/cudnn/redist/cudnn/linux-x86_64/cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz",
         ],
     )
+    native.register_toolchains("@cuda//toolchain:all")

@@ -3,10 +3,12 @@
 
 load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive")
 
+# buildifier: disable=unnamed-macro
 def cuda_repositories():
     """Declares one http_archive per archive of the generated package sets.
 
     Bazel fetches a repository only when a build needs one of its targets.
+    Also registers the nvcc toolchains of //toolchain.
     """
     http_archive(
         name = "cuda_mylib_1_2_3_linux_ppc64le",
@@ -28,3 +30,4 @@ def cuda_repositories():
             "https://developer.download.nvidia.com/compute/mylib/redist/mylib/linux-x86_64/mylib-linux-x86_64-1.2.3-archive.tar.xz",
         ],
     )
+    native.register_toolchains("@cuda//toolchain:all")
