@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
@@ -166,5 +167,22 @@ func BenchmarkPipeline(b *testing.B) {
 			b.Fatal(err)
 		}
 		h.Close()
+	}
+}
+
+// BenchmarkGenerateTree is the Bazel emission alone: the generated tree (one
+// BUILD file per archive, the hub, toolchains) for every CUDA version and
+// platform, from sets already fixed up, without writing it.
+func BenchmarkGenerateTree(b *testing.B) {
+	cfg, _, build := benchSets(b)
+	sets := build()
+	h := fixup.InProcess(fixup.Options{}, builtinFixers()...)
+	if err := h.Apply(context.Background(), cfg, sets); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := bazel.Generate(cfg, sets, bazel.Options{Toolchain: catalog.Toolchain()}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

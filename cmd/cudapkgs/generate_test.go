@@ -57,6 +57,10 @@ func TestGenerateRealManifests(t *testing.T) {
 	errs := mustGenerate(t, two...)
 	wantOutput(t, "stderr", errs, "files written, 0 unchanged, 0 removed")
 	first := readTree(t, out)
+	if !strings.HasPrefix(string(first[stampFile]), bazel.Header+"\n") {
+		t.Errorf("%s does not start with the header", stampFile)
+	}
+	delete(first, stampFile) // not a Bazel file
 	for _, p := range []string{"WORKSPACE", "BUILD.bazel", "repositories.bzl", "platforms/BUILD.bazel", "version/defs.bzl", "unusable/defs.bzl", "unusable/BUILD.bazel", "repos/BUILD.bazel"} {
 		if _, ok := first[p]; !ok {
 			t.Errorf("no %s in the generated tree", p)
@@ -93,7 +97,7 @@ func TestGenerateRealManifests(t *testing.T) {
 	}
 
 	t.Run("again rewrites nothing", func(t *testing.T) {
-		errs := mustGenerate(t, two...)
+		errs := mustGenerate(t, append(two, "--force")...)
 		wantOutput(t, "stderr", errs, "0 files written, "+itoa(len(first))+" unchanged, 0 removed")
 		for p := range first {
 			fi, err := os.Stat(filepath.Join(out, filepath.FromSlash(p)))
@@ -187,5 +191,121 @@ func TestGenerateOutIsAFile(t *testing.T) {
 	wantOutput(t, "stderr", errs, "not a folder")
 	if b, _ := os.ReadFile(f); string(b) != "x" {
 		t.Error("the file was changed")
+	}
+}
+
+// TestGenerateNoOp checks the stamp: a second run with the same inputs does
+// nothing, and any change of an input or an output makes it regenerate.
+func TestGenerateNoOp(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "manifests")
+	if err := os.CopyFS(m, os.DirFS(shared.Manifests(t))); err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile := func(p, c string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(filepath.Join(ws, "WORKSPACE"), "")
+	writeFile(filepath.Join(ws, "lib", "policy.star"), "VERSIONS = [\"12.4.1\"]\n")
+	conf := filepath.Join(ws, "cudapkgs.star")
+	writeFile(conf, "load(\"//lib:policy.star\", \"VERSIONS\")\ncuda_versions(VERSIONS)\n")
+	out := filepath.Join(dir, "out")
+	args := []string{"generate", "--manifests", m, "--out", out, "--platform", "linux-x86_64", "--workspace", ws, "--config", conf}
+	user := filepath.Join(out, "mine.txt")
+
+	errs := mustGenerate(t, args...)
+	wantOutput(t, "stderr", errs, "files written, 0 unchanged, 0 removed")
+	stamp, err := os.ReadFile(filepath.Join(out, stampFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(stamp), bazel.Header+"\n") {
+		t.Errorf("%s does not start with the header:\n%s", stampFile, stamp)
+	}
+	for _, w := range []string{"module " + strconv.Quote(conf), "module " + strconv.Quote(filepath.Join(ws, "lib", "policy.star")), `out `, `"BUILD.bazel"`} {
+		wantOutput(t, stampFile, string(stamp), w)
+	}
+	writeFile(user, "mine\n")
+	n := len(readTree(t, out)) - 2 // less the stamp and the user's file
+
+	upToDate := func(t *testing.T) {
+		t.Helper()
+		errs := mustGenerate(t, args...)
+		if want := "generate: " + out + ": up to date\n"; errs != want {
+			t.Errorf("stderr = %q, want %q", errs, want)
+		}
+	}
+	regenerates := func(t *testing.T, want string) {
+		t.Helper()
+		errs := mustGenerate(t, args...)
+		wantOutput(t, "stderr", errs, want)
+		upToDate(t) // and the new stamp holds
+	}
+
+	t.Run("second run is a no-op", upToDate)
+	t.Run("an edited generated file", func(t *testing.T) {
+		writeFile(filepath.Join(out, "BUILD.bazel"), bazel.Header+"\n# edited\n")
+		regenerates(t, "1 files written, "+itoa(n-1)+" unchanged, 0 removed")
+	})
+	t.Run("a removed generated file", func(t *testing.T) {
+		if err := os.Remove(filepath.Join(out, "WORKSPACE")); err != nil {
+			t.Fatal(err)
+		}
+		regenerates(t, "1 files written, "+itoa(n-1)+" unchanged, 0 removed")
+	})
+	t.Run("an edited configuration", func(t *testing.T) {
+		writeFile(conf, "load(\"//lib:policy.star\", \"VERSIONS\")\ncuda_versions(VERSIONS)  # same\n")
+		regenerates(t, "0 files written, "+itoa(n)+" unchanged, 0 removed")
+	})
+	t.Run("an edited loaded module", func(t *testing.T) {
+		writeFile(filepath.Join(ws, "lib", "policy.star"), "VERSIONS = [\"12.4.1\"]  # same\n")
+		regenerates(t, "0 files written, "+itoa(n)+" unchanged, 0 removed")
+	})
+	t.Run("an edited manifest", func(t *testing.T) {
+		p := filepath.Join(m, "cuda", "redistrib_12.4.1.json")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(p, string(b)+"\n")
+		regenerates(t, "0 files written, "+itoa(n)+" unchanged, 0 removed")
+	})
+	t.Run("a new manifest", func(t *testing.T) {
+		b, err := os.ReadFile(filepath.Join(m, "cuda", "redistrib_12.4.1.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(filepath.Join(m, "cuda", "redistrib_12.4.99.json"), strings.Replace(string(b), "12.4.1", "12.4.99", 1))
+		defer os.Remove(filepath.Join(m, "cuda", "redistrib_12.4.99.json"))
+		regenerates(t, "0 files written, "+itoa(n)+" unchanged, 0 removed")
+	})
+	t.Run("a different flag", func(t *testing.T) {
+		errs := mustGenerate(t, append(args, "--name", "gpu")...)
+		wantOutput(t, "stderr", errs, "files written")
+		errs = mustGenerate(t, args...)
+		wantOutput(t, "stderr", errs, "files written")
+		upToDate(t)
+	})
+	t.Run("--force regenerates", func(t *testing.T) {
+		errs := mustGenerate(t, append(args, "--force")...)
+		wantOutput(t, "stderr", errs, "0 files written, "+itoa(n)+" unchanged, 0 removed")
+		upToDate(t)
+	})
+	t.Run("a corrupt stamp", func(t *testing.T) {
+		writeFile(filepath.Join(out, stampFile), bazel.Header+"\ngarbage\n")
+		regenerates(t, "0 files written, "+itoa(n)+" unchanged, 0 removed")
+	})
+	if b, err := os.ReadFile(user); err != nil || string(b) != "mine\n" {
+		t.Errorf("the user's file changed: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, stampFile)); err != nil {
+		t.Errorf("the stamp is gone: %v", err)
 	}
 }

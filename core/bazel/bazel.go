@@ -12,8 +12,10 @@ package bazel
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bazelbuild/buildtools/build"
 
@@ -85,6 +87,7 @@ type generator struct {
 	byName   map[string]*repo
 	packages map[string]map[string]use // package -> key(version, platform) -> use
 	tree     Tree
+	files    []*build.File
 }
 
 // Generate builds the repository's files from the configuration and the
@@ -125,6 +128,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	if g.opts.Toolchain.Compiler != "" {
 		g.toolchain(cfg)
 	}
+	g.formatAll()
 	return g.tree, nil
 }
 
@@ -225,7 +229,33 @@ func (g *generator) sortedRepos() []*repo {
 	return out
 }
 
-func (g *generator) put(f *build.File) { g.tree[f.Path] = format(f) }
+// put records a file; formatting, the costly part, happens for all files at
+// once, in parallel, at the end of Generate.
+func (g *generator) put(f *build.File) { g.files = append(g.files, f) }
+
+// formatAll formats every recorded file into the tree.
+func (g *generator) formatAll() {
+	out := make([][]byte, len(g.files))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i] = format(g.files[i])
+			}
+		}()
+	}
+	for i := range g.files {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for i, f := range g.files {
+		g.tree[f.Path] = out[i]
+	}
+}
 
 func (g *generator) workspace() {
 	f := newFile("WORKSPACE", build.TypeWorkspace)
