@@ -11,8 +11,10 @@ package bazel
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -70,6 +72,9 @@ type repo struct {
 	manifest string // the package's name in its manifest: the top target
 	archive  pkgset.Archive
 	files    map[pkgset.File]bool
+	// deps and data are the package's edges, by their names in the hub:
+	// linked libraries, and libraries loaded at run time (runfiles).
+	deps, data map[string]bool
 }
 
 // use is what the hub's alias for one package maps one (CUDA version,
@@ -161,6 +166,16 @@ func (g *generator) collect() error {
 				for _, f := range pkg.Files[t.Name()] {
 					r.files[f] = true
 				}
+				for _, d := range pkg.Deps {
+					if len(d.Platforms) > 0 && !slices.Contains(d.Platforms, t.Name()) {
+						continue
+					}
+					if d.Runtime {
+						r.data[d.Name] = true
+					} else {
+						r.deps[d.Name] = true
+					}
+				}
 				uses[key(s.CUDA, t)] = use{repo: r}
 			}
 		}
@@ -186,7 +201,7 @@ func (g *generator) repo(pkg *pkgset.Package, a pkgset.Archive) (*repo, error) {
 		return nil, fmt.Errorf("two different archives would both be repository @%s: %s (sha256 %s) and %s (sha256 %s)",
 			name, other.archive.RelativePath, other.archive.SHA256, a.RelativePath, a.SHA256)
 	}
-	r := &repo{name: name, manifest: pkg.Manifest, archive: a, files: map[pkgset.File]bool{}}
+	r := &repo{name: name, manifest: pkg.Manifest, archive: a, files: map[pkgset.File]bool{}, deps: map[string]bool{}, data: map[string]bool{}}
 	g.repos[a.SHA256] = r
 	g.byName[name] = r
 	return r, nil
@@ -411,7 +426,20 @@ func (g *generator) repoBuild(r *repo) {
 		}
 		b.Stmt = append(b.Stmt, call("cc_library", args...))
 	}
-	top(r.manifest, shared)
+	// The package's own edges go through the hub, so they follow the same
+	// version and platform as the package itself.
+	hubLabels := func(names map[string]bool) []build.Expr {
+		var out []build.Expr
+		for _, n := range slices.Sorted(maps.Keys(names)) {
+			out = append(out, str("@"+g.opts.Name+"//:"+n))
+		}
+		return out
+	}
+	top(r.manifest, append(slices.Clone(shared), hubLabels(r.deps)...))
+	if len(r.data) > 0 {
+		last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
+		last.List = append(last.List, &build.AssignExpr{LHS: ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.data), ForceMultiLine: len(r.data) > 1}})
+	}
 	if len(static) > 0 {
 		top("static", static)
 	}
