@@ -17,9 +17,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
-// The core is generic: no package of any manifest is named in its code
-// (string literals or identifiers; comments may give examples). Everything
-// package-specific belongs to plugins.
+// The core is generic: no package of any manifest is named in its code,
+// its identifiers, string literals or comments. Everything package-specific
+// belongs to plugins; examples in comments use made-up names.
 func TestCoreNamesNoPackage(t *testing.T) {
 	names := packageNames(t)
 	if len(names) < 50 {
@@ -32,9 +32,18 @@ func TestCoreNamesNoPackage(t *testing.T) {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
 			return err
+		}
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				for _, w := range words.FindAllString(strings.ToLower(c.Text), -1) {
+					if names[w] {
+						found = append(found, fset.Position(c.Pos()).String()+": "+w+" (comment)")
+					}
+				}
+			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			var text string

@@ -457,8 +457,8 @@ func (g *generator) repoBuild(r *repo) {
 }
 
 // libBase is a library's name without .so and what follows it, or without
-// its extension: libcublas.so.12 -> libcublas, libcudart_static.a ->
-// libcudart_static.
+// its extension: libfoo.so.12 -> libfoo, libfoo_static.a ->
+// libfoo_static.
 func libBase(name string) string {
 	if i := strings.Index(name, ".so"); i > 0 {
 		return name[:i]

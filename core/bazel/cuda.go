@@ -30,7 +30,7 @@ func (r *repo) hasHeaders() bool {
 
 // toolchain writes toolchain/BUILD.bazel: the nvcc toolchain type, one
 // toolchain per (CUDA version, exec platform) whose nvcc is that platform's
-// cuda_nvcc archive, the headers nvcc compiles against (the target
+// compiler archive, the headers nvcc compiles against (the target
 // platform's cudart and crt), and the -gencode defaults per (CUDA version,
 // target platform) from the configuration (gpu.Gencode).
 func (g *generator) toolchain(cfg *config.Config) {

@@ -28,7 +28,7 @@ type Options struct {
 	ForwardCompat *bool
 	Exec          *string
 	Targets       []string
-	Pins          []string // "cudnn=8.9" or "cudnn@12.2=8.9"
+	Pins          []string // "<product>=8.9" or "<product>@12.2=8.9"
 	Mirrors       []string
 	Plugins       []string // third-party plugins: "path=sha256"
 }

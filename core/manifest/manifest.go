@@ -47,7 +47,7 @@ func IsPlatformKey(k string) bool {
 type Manifest struct {
 	// File is the path the manifest was read from (or its URL).
 	File string
-	// Product is the folder's product name (cuda, cudnn, ...), checked against
+	// Product is the folder's product name (the folder holding the file), checked against
 	// release_product when the manifest has one.
 	Product string
 	// Release is the release version from the file name, checked against
@@ -66,7 +66,7 @@ type Manifest struct {
 
 // Package is one top-level package object of a manifest.
 type Package struct {
-	Name        string // the JSON key, e.g. "libcublas"
+	Name        string // the JSON key, e.g. "libfoo"
 	DisplayName string // "name"
 	License     string
 	LicensePath string

@@ -19,7 +19,7 @@ import (
 // Error is a manifest refused for a reason tied to one key.
 type Error struct {
 	File string
-	Path string // JSON path of the bad key, e.g. $.cuda_cccl["linux-x86_64"].sha256
+	Path string // JSON path of the bad key, e.g. $.libfoo["linux-x86_64"].sha256
 	Line int    // 1-based; 0 when unknown
 	Col  int
 	Msg  string // what was found and what was expected

@@ -26,7 +26,7 @@ type Set struct {
 }
 
 // Package is one package of a set under one name. Versioned names
-// (cudnn_8_9) are Packages of their own whose Alias says so.
+// (libfoo_8_9) are Packages of their own whose Alias says so.
 type Package struct {
 	Name    string
 	Product string
@@ -171,7 +171,7 @@ func buildSet(cfg *config.Config, coll *manifest.Collection, products []Product,
 
 // serves reports whether a release of a product can be used with the CUDA
 // version at all (on some platform). A package that is not split by variant
-// inside a release whose other packages are (cuDNN's source-only samples)
+// inside a release whose other packages are (samples shipped as sources only)
 // serves whatever its release serves.
 func (b *builder) serves(p Product, m *manifest.Manifest) bool {
 	for i := range m.Packages {
@@ -197,7 +197,7 @@ func (b *builder) serves(p Product, m *manifest.Manifest) bool {
 
 // addProduct chooses the release of a product for this CUDA version: the
 // pinned one, else the newest that serves it on one of the targets; and adds
-// versioned names (cudnn_8_9) for the newest release of every major.minor
+// versioned names (libfoo_8_9) for the newest release of every major.minor
 // that serves it.
 func (b *builder) addProduct(p Product, releases []*manifest.Manifest) error {
 	var compatible []*manifest.Manifest

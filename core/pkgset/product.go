@@ -19,11 +19,11 @@ import (
 
 // Product describes one product's manifests to the core.
 type Product struct {
-	// Name is the product's folder in a manifests tree ("cudnn").
+	// Name is the product's folder in a manifests tree.
 	Name string
 	// Toolkit marks the product whose releases are the CUDA versions.
 	Toolkit bool
-	// Unlisted marks a product NVIDIA publishes no manifests for (TensorRT):
+	// Unlisted marks a product NVIDIA publishes no manifests for:
 	// its manifests come from a folder or a product URL the user gives.
 	Unlisted bool
 	// Base and Path locate archives: Base + "/" + Path + "/" + relative_path.

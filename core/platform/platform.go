@@ -118,8 +118,8 @@ func JetsonServed(cuda version.Version, capability string) bool {
 
 // Keys returns the manifest keys that can serve p for a CUDA version, most
 // specific first: the platform's own key, then linux-all for archives that
-// fit every Linux, then source for platform-independent sources (cuDNN's
-// samples). jetsonCaps are the Jetson capabilities the configuration
+// fit every Linux, then source for platform-independent sources (a
+// library's samples). jetsonCaps are the Jetson capabilities the configuration
 // builds for; from CUDA 13.0 only Thor (11.x) is served, through linux-sbsa, so
 // an older Jetson capability there is a reason, not a key.
 func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, error) {

@@ -12,7 +12,7 @@
 //
 // trying the mirrors first, in the order given, and NVIDIA's server last
 // (Sources.Folders returns that order). A product with an explicit folder URL
-// (TensorRT, for which NVIDIA publishes no manifest) is fetched from that
+// (one for which NVIDIA publishes no manifest) is fetched from that
 // folder only.
 //
 // Every downloaded body must parse with manifest.Parse and, when the lock file

@@ -29,7 +29,7 @@ type Sources struct {
 	// redistrib_<version>.json files. It replaces the layout (mirrors and base)
 	// for that product.
 	ProductURLs map[string]string
-	// Unlisted are products NVIDIA publishes no manifests for (TensorRT):
+	// Unlisted are products NVIDIA publishes no manifests for:
 	// they are fetched only from a product URL. Which products those are is
 	// product knowledge, so the caller says.
 	Unlisted []string
