@@ -3,6 +3,7 @@ package starlark
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -88,7 +89,7 @@ func setValue(s *pkgset.Set) *starlarkstruct.Struct {
 		_ = pkgs.SetKey(sl.String(p.Name), packageValue(s, p))
 	}
 	releases := sl.NewDict(len(s.Releases))
-	for _, k := range sortedKeys(s.Releases) {
+	for _, k := range slices.Sorted(maps.Keys(s.Releases)) {
 		_ = releases.SetKey(sl.String(k), sl.String(s.Releases[k].String()))
 	}
 	pkgs.Freeze()
@@ -478,7 +479,7 @@ func changeAddFiles(p *pkgset.Package, v sl.Value) error {
 		}
 	}
 	var all []sdk.File
-	for _, plat := range sortedKeys(p.Files) {
+	for _, plat := range slices.Sorted(maps.Keys(p.Files)) {
 		for _, f := range p.Files[plat] {
 			all = append(all, sdk.File{Role: sdk.Role(f.Role)})
 		}

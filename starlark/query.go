@@ -3,6 +3,8 @@ package starlark
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -255,19 +257,10 @@ func stringsValue(ss []string) *sl.List {
 	return sl.NewList(vs)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 // packageValue is a package as Starlark sees it: a frozen struct.
 func packageValue(s *pkgset.Set, p *pkgset.Package) *starlarkstruct.Struct {
 	platforms := sl.NewDict(len(p.Platforms))
-	for _, k := range sortedKeys(p.Platforms) {
+	for _, k := range slices.Sorted(maps.Keys(p.Platforms)) {
 		a := p.Platforms[k]
 		url := sl.Value(sl.None)
 		if len(a.URLs) > 0 {
@@ -282,11 +275,11 @@ func packageValue(s *pkgset.Set, p *pkgset.Package) *starlarkstruct.Struct {
 		}))
 	}
 	unavailable := sl.NewDict(len(p.Unavailable))
-	for _, k := range sortedKeys(p.Unavailable) {
+	for _, k := range slices.Sorted(maps.Keys(p.Unavailable)) {
 		_ = unavailable.SetKey(sl.String(k), stringsValue(p.Unavailable[k]))
 	}
 	files := sl.NewDict(len(p.Files))
-	for _, k := range sortedKeys(p.Files) {
+	for _, k := range slices.Sorted(maps.Keys(p.Files)) {
 		var fs []sl.Value
 		for _, f := range p.Files[k] {
 			fs = append(fs, newStruct(sl.StringDict{

@@ -3,6 +3,7 @@ package fixup
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -139,7 +140,7 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result) error {
 		for _, a := range bp.Archives {
 			hasArchive[a.Platform] = true
 		}
-		for _, plat := range sortedKeys(p.Platforms) {
+		for _, plat := range slices.Sorted(maps.Keys(p.Platforms)) {
 			pr := p.Platforms[plat]
 			if !slices.Contains(b.Config.Targets, plat) {
 				return bad(p.Name, "answer for platform %q, which is not a target (%s)", plat, strings.Join(b.Config.Targets, ", "))

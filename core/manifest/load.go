@@ -3,8 +3,10 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -35,7 +37,7 @@ func NewCollection(ms []*Manifest) (*Collection, error) {
 }
 
 // Products returns the product names, sorted.
-func (c *Collection) Products() []string { return sortedKeys(c.byProduct) }
+func (c *Collection) Products() []string { return slices.Sorted(maps.Keys(c.byProduct)) }
 
 // All returns every manifest, by product then release.
 func (c *Collection) All() []*Manifest {

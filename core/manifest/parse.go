@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,7 +104,7 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 		return nil, &Error{File: p.file, Path: "$", Line: 1, Col: 1, Msg: fmt.Sprintf("expected a JSON object at the top level, found %s", kind(doc))}
 	}
 	m := &Manifest{File: p.file, Product: product, Release: rel}
-	for _, k := range sortedKeys(top) {
+	for _, k := range slices.Sorted(maps.Keys(top)) {
 		raw := top[k]
 		switch k {
 		case "release_date":
@@ -163,7 +165,7 @@ func (p *parser) syntaxError(err error) error {
 
 func (p *parser) pkg(name string, obj map[string]any) (Package, error) {
 	pkg := Package{Name: name}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		keys := []string{name, k}
 		var err error
@@ -257,7 +259,7 @@ func (p *parser) platform(key string, raw any, keys []string, pkg *Package) erro
 	if len(obj) == 0 {
 		return p.fail(keys, "expected an archive object or variant objects such as \"cuda12\", found an empty object")
 	}
-	for _, vk := range sortedKeys(obj) {
+	for _, vk := range slices.Sorted(maps.Keys(obj)) {
 		vkeys := append(append([]string{}, keys...), vk)
 		if _, err := parseVariant(vk); err != nil {
 			if _, isArchiveField := archiveFields[vk]; isArchiveField {
@@ -406,13 +408,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

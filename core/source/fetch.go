@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -203,7 +204,7 @@ func newFetcher(o Options) (*fetcher, error) {
 			return nil, err
 		}
 	}
-	for _, p := range sortedKeys(o.Releases) {
+	for _, p := range slices.Sorted(maps.Keys(o.Releases)) {
 		if !seen[p] {
 			return nil, fmt.Errorf("releases given for %s, which is not among the products to fetch (%v)", p, f.products)
 		}

@@ -2,10 +2,10 @@ package source
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/cudapkgs/cudapkgs/core/manifest"
@@ -55,7 +55,7 @@ func (s Sources) Validate() error {
 			return fmt.Errorf("base: %w", err)
 		}
 	}
-	for _, p := range sortedKeys(s.ProductURLs) {
+	for _, p := range slices.Sorted(maps.Keys(s.ProductURLs)) {
 		if err := CheckProduct(p); err != nil {
 			return fmt.Errorf("product URL: %w", err)
 		}
@@ -156,13 +156,4 @@ func SplitKey(key string) (product, release string, err error) {
 		return "", "", fmt.Errorf("%q: %w", key, err)
 	}
 	return product, release, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

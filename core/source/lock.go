@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/google/renameio/v2"
@@ -132,7 +134,7 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 		return nil, fail("no \"manifests\" object: expected \"manifests\": {\"cuda/redistrib_12.4.1.json\": {\"sha256\": ..., \"size\": ...}}")
 	}
 	l := NewLock(file)
-	for _, k := range sortedKeys(raw.Manifests) {
+	for _, k := range slices.Sorted(maps.Keys(raw.Manifests)) {
 		e := raw.Manifests[k]
 		if _, _, err := SplitKey(k); err != nil {
 			return nil, fail("manifests: %v", err)

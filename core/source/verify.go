@@ -2,8 +2,10 @@ package source
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +67,7 @@ func Verify(dir string, lock *Lock) (int, error) {
 		}
 	}
 	matched := 0
-	for _, k := range sortedKeys(lock.Manifests) {
+	for _, k := range slices.Sorted(maps.Keys(lock.Manifests)) {
 		want := lock.Manifests[k]
 		path, ok := inDir[k]
 		if !ok {
@@ -83,7 +85,7 @@ func Verify(dir string, lock *Lock) (int, error) {
 		}
 		matched++
 	}
-	for _, k := range sortedKeys(inDir) {
+	for _, k := range slices.Sorted(maps.Keys(inDir)) {
 		if _, ok := lock.Manifests[k]; !ok {
 			problems = append(problems, Problem{k, fmt.Sprintf("in %s but not in %s", dir, lock.Path)})
 		}

@@ -2,8 +2,8 @@ package sdk
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 
 	pb "github.com/cudapkgs/cudapkgs/internal/pluginpb"
 )
@@ -76,7 +76,7 @@ func resultToPB(r *Result) *pb.FixupResponse {
 			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 		}
 		var sent []string // platforms whose files went on the wire, in order
-		for _, name := range sortedKeys(p.Platforms) {
+		for _, name := range slices.Sorted(maps.Keys(p.Platforms)) {
 			pr := p.Platforms[name]
 			out := &pb.PlatformResult{Unusable: pr.Unusable}
 			for _, prev := range sent {
@@ -128,15 +128,6 @@ func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 		r.Packages = append(r.Packages, pp)
 	}
 	return r, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Kinds and roles are enums on the wire (a varint, not a string per file).

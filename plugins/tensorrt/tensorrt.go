@@ -3,6 +3,7 @@ package tensorrt
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -200,7 +201,7 @@ func deps(p sdk.Package, set setIndex, needCudnn map[string]string, targets []st
 	for plat, c := range needCudnn {
 		byRelease[c] = append(byRelease[c], plat)
 	}
-	for _, c := range sortedKeys(byRelease) {
+	for _, c := range slices.Sorted(maps.Keys(byRelease)) {
 		if !set.hasRelease("cudnn", version.MustParse(c)) {
 			continue // a reason on those platforms instead
 		}
@@ -343,13 +344,4 @@ func (s setIndex) newestServing(c version.Version) *sdk.SetPackage {
 		}
 	}
 	return best
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
