@@ -11,6 +11,7 @@ import (
 	sl "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -537,20 +538,11 @@ func fileChange(v sl.Value) (pkgset.File, error) {
 }
 
 // checkPath accepts a clean relative path inside an archive, in characters
-// that are safe in a Bazel label.
+// that are safe in a Bazel label: the host's check of plugin answers, so an
+// override can add no file a plugin could not.
 func checkPath(p string) error {
 	if p == "" {
 		return fmt.Errorf("a file needs a path")
 	}
-	for _, c := range p {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_.+-/", c)) {
-			return fmt.Errorf("path %q has characters that are not safe in a Bazel label (allowed: letters, digits, _ . + - and / between names)", p)
-		}
-	}
-	for _, part := range strings.Split(p, "/") {
-		if part == "" || part == ".." || part == "." {
-			return fmt.Errorf("path %q escapes the archive (or is not clean): expected a relative path inside it", p)
-		}
-	}
-	return nil
+	return fixup.CheckPath(p)
 }

@@ -104,7 +104,9 @@ func safePath(p string) bool {
 	return true
 }
 
-func checkPath(p string) error {
+// CheckPath checks a file path a plugin or an override gives: relative,
+// clean, inside its archive and safe in a Bazel label.
+func CheckPath(p string) error {
 	if !safePath(p) {
 		return fmt.Errorf("path %q has characters that are not safe in a Bazel label (allowed: letters, digits, _ . + - and / between names)", p)
 	}
@@ -149,7 +151,7 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result) error {
 				return bad(p.Name, "files on %s, where it has no archive", plat)
 			}
 			for _, f := range pr.Files {
-				if err := checkPath(f.Path); err != nil {
+				if err := CheckPath(f.Path); err != nil {
 					return bad(p.Name, "%s: %v", plat, err)
 				}
 				if !slices.Contains(sdk.Kinds(), f.Kind) {
@@ -161,7 +163,7 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result) error {
 				if (f.Kind == sdk.SharedLib) != (f.SONAME != "") {
 					return bad(p.Name, "%s: file %s: a SONAME is given for shared libraries, and only for them", plat, f.Path)
 				}
-				if f.SONAME != "" && (strings.Contains(f.SONAME, "/") || checkPath(f.SONAME) != nil) {
+				if f.SONAME != "" && (strings.Contains(f.SONAME, "/") || CheckPath(f.SONAME) != nil) {
 					return bad(p.Name, "%s: SONAME %q is not a plain library file name", plat, f.SONAME)
 				}
 			}
