@@ -65,16 +65,7 @@ func collection(t testing.TB) (*manifest.Collection, config.Available) {
 	if collErr != nil {
 		t.Fatal(collErr)
 	}
-	avail := config.Available{Releases: map[string][]version.Version{}}
-	for _, p := range catalog.Products() {
-		if p.Toolkit {
-			avail.Toolkit = p.Name
-		}
-		for _, m := range coll.Releases(p.Name) {
-			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
-		}
-	}
-	return coll, avail
+	return coll, pkgset.Available(coll, catalog.Products())
 }
 
 // build evaluates the layers and builds the sets, as the CLI does.

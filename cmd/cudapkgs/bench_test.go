@@ -9,7 +9,6 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -24,13 +23,7 @@ func benchSets(b *testing.B) (*config.Config, *manifest.Collection, func() []*pk
 	if err != nil {
 		b.Fatal(err)
 	}
-	avail := config.Available{Toolkit: "cuda", Releases: map[string][]version.Version{}}
-	for _, p := range catalog.Products() {
-		for _, m := range coll.Releases(p.Name) {
-			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
-		}
-	}
-	cfg, err := config.Evaluate(avail, config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
+	cfg, err := config.Evaluate(pkgset.Available(coll, catalog.Products()), config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -145,13 +138,7 @@ func BenchmarkPipeline(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		avail := config.Available{Toolkit: "cuda", Releases: map[string][]version.Version{}}
-		for _, p := range catalog.Products() {
-			for _, m := range coll.Releases(p.Name) {
-				avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
-			}
-		}
-		cfg, err := config.Evaluate(avail, config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
+		cfg, err := config.Evaluate(pkgset.Available(coll, catalog.Products()), config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
 		if err != nil {
 			b.Fatal(err)
 		}

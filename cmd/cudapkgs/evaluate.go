@@ -131,16 +131,7 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 			unfixed = append(unfixed, up.Name)
 		}
 	}
-	avail := config.Available{Releases: map[string][]version.Version{}}
-	for _, p := range products {
-		if p.Toolkit {
-			avail.Toolkit = p.Name
-		}
-		avail.Releases[p.Name] = nil
-		for _, m := range coll.Releases(p.Name) {
-			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
-		}
-	}
+	avail := pkgset.Available(coll, products)
 	for _, name := range coll.Products() {
 		if _, known := avail.Releases[name]; !known {
 			fmt.Fprintf(a.stderr, "warning: %s: product folder %q is not a known product (%s); ignored\n", filepath.Join(dir, name), name, productNames(products))

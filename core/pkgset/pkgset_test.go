@@ -27,13 +27,7 @@ func load(t testing.TB) *manifest.Collection {
 }
 
 func available(c *manifest.Collection) config.Available {
-	a := config.Available{Toolkit: "cuda", Releases: map[string][]version.Version{}}
-	for _, p := range catalog.Products() {
-		for _, m := range c.Releases(p.Name) {
-			a.Releases[p.Name] = append(a.Releases[p.Name], m.Release)
-		}
-	}
-	return a
+	return pkgset.Available(c, catalog.Products())
 }
 
 // layer is a test's configuration, applied over the defaults.

@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
@@ -63,4 +64,22 @@ func TrimArchiveExt(name string) string {
 		}
 	}
 	return name
+}
+
+// Available is what a collection offers for these products, for
+// config.Evaluate: the toolkit's name and every product's releases (a
+// product the collection has no release of is listed with none, so a pin
+// on it says so rather than calling it unknown).
+func Available(coll *manifest.Collection, products []Product) config.Available {
+	a := config.Available{Releases: map[string][]version.Version{}}
+	for _, p := range products {
+		if p.Toolkit {
+			a.Toolkit = p.Name
+		}
+		a.Releases[p.Name] = nil
+		for _, m := range coll.Releases(p.Name) {
+			a.Releases[p.Name] = append(a.Releases[p.Name], m.Release)
+		}
+	}
+	return a
 }

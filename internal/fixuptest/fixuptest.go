@@ -10,7 +10,6 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -28,15 +27,7 @@ func Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*conf
 	if len(targets) == 0 {
 		targets = []string{"linux-x86_64", "linux-sbsa", "linux-jetson", "linux-ppc64le", "windows-x86_64"}
 	}
-	avail := config.Available{Releases: map[string][]version.Version{}}
-	for _, p := range catalog.Products() {
-		if p.Toolkit {
-			avail.Toolkit = p.Name
-		}
-		for _, m := range coll.Releases(p.Name) {
-			avail.Releases[p.Name] = append(avail.Releases[p.Name], m.Release)
-		}
-	}
+	avail := pkgset.Available(coll, catalog.Products())
 	o := config.Options{CUDA: cudas, Targets: targets}
 	if len(caps) > 0 {
 		o.Capabilities = caps
