@@ -3,6 +3,7 @@ package pkgset
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -221,6 +222,7 @@ func (b *builder) addProduct(p Product, releases []*manifest.Manifest) error {
 	for _, m := range compatible {
 		groups[m.Release.MajorMinor().String()] = m // ascending: last wins
 	}
+	versioned := sortedGroups(groups)
 	var chosen *manifest.Manifest
 	for i := len(candidates) - 1; i >= 0 && chosen == nil; i-- {
 		if b.coversATarget(p, candidates[i]) {
@@ -241,7 +243,10 @@ func (b *builder) addProduct(p Product, releases []*manifest.Manifest) error {
 		}
 	} else {
 		b.set.Releases[p.Name] = chosen.Release
-		alts := b.alternatives(groups)
+		// Where the chosen release misses a target, the reason names the
+		// newest versioned release that serves it.
+		alts := slices.Clone(versioned)
+		slices.Reverse(alts)
 		for i := range chosen.Packages {
 			pkg := &chosen.Packages[i]
 			if err := b.add(p, chosen, pkg, pkg.Name, alts); err != nil {
@@ -249,7 +254,7 @@ func (b *builder) addProduct(p Product, releases []*manifest.Manifest) error {
 			}
 		}
 	}
-	for _, mm := range sortedGroups(groups) {
+	for _, mm := range versioned {
 		for i := range mm.Packages {
 			pkg := &mm.Packages[i]
 			if err := b.add(p, mm, pkg, pkg.Name+"_"+mm.Release.Underscored(2), nil); err != nil {
@@ -314,26 +319,8 @@ func (b *builder) coversATarget(p Product, m *manifest.Manifest) bool {
 	return false
 }
 
-// alternative names a versioned package that serves a platform the default
-// one does not.
-type alternative struct {
-	m *manifest.Manifest
-}
-
-func (b *builder) alternatives(groups map[string]*manifest.Manifest) []alternative {
-	var alts []alternative
-	for _, m := range sortedGroups(groups) {
-		alts = append(alts, alternative{m})
-	}
-	// Newest first: the best alternative is the most recent.
-	for i, j := 0, len(alts)-1; i < j; i, j = i+1, j-1 {
-		alts[i], alts[j] = alts[j], alts[i]
-	}
-	return alts
-}
-
 // add puts one package under name into the set, resolving every target.
-func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, name string, alts []alternative) error {
+func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, name string, alts []*manifest.Manifest) error {
 	if prev, dup := b.seen[name]; dup {
 		return fmt.Errorf("package name %s comes from both %s and %s", name, prev, p.Name)
 	}
@@ -346,12 +333,12 @@ func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, na
 		if err != nil {
 			reasons := []string{err.Error()}
 			for _, alt := range alts {
-				if alt.m == m {
+				if alt == m {
 					continue
 				}
-				if apkg, found := alt.m.Package(pkg.Name); found {
-					if _, _, aerr := b.resolve(p, alt.m, apkg, ti); aerr == nil {
-						reasons = append(reasons, fmt.Sprintf("%s_%s (%s %s) has one", pkg.Name, alt.m.Release.Underscored(2), pkg.Name, apkg.Version))
+				if apkg, found := alt.Package(pkg.Name); found {
+					if _, _, aerr := b.resolve(p, alt, apkg, ti); aerr == nil {
+						reasons = append(reasons, fmt.Sprintf("%s_%s (%s %s) has one", pkg.Name, alt.Release.Underscored(2), pkg.Name, apkg.Version))
 						break
 					}
 				}
