@@ -21,6 +21,7 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 
+	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
@@ -51,19 +52,8 @@ type Toolchain struct {
 	Headers func(cuda version.Version) []string
 }
 
-// Tree maps a path relative to the output root (forward slashes) to the
-// file's bytes.
-type Tree map[string][]byte
-
-// Paths returns the tree's paths, sorted.
-func (t Tree) Paths() []string {
-	out := make([]string, 0, len(t))
-	for p := range t {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
+// Tree maps a path relative to the output root to the file's bytes.
+type Tree = buildfile.Tree
 
 // repo is one http_archive: one distinct archive (by sha256), whatever
 // number of packages, CUDA versions and platforms it serves.
@@ -258,7 +248,7 @@ func (g *generator) formatAll() {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				out[i] = format(g.files[i])
+				out[i] = buildfile.Format(g.files[i])
 			}
 		}()
 	}
@@ -273,8 +263,8 @@ func (g *generator) formatAll() {
 }
 
 func (g *generator) workspace() {
-	f := newFile("WORKSPACE", build.TypeWorkspace)
-	f.Stmt = append(f.Stmt, call("workspace", arg("name", str(g.opts.Name))))
+	f := buildfile.NewFile("WORKSPACE", build.TypeWorkspace)
+	f.Stmt = append(f.Stmt, buildfile.Call("workspace", buildfile.Arg("name", buildfile.Str(g.opts.Name))))
 	g.put(f)
 }
 
@@ -282,35 +272,35 @@ func (g *generator) workspace() {
 // archive as an http_archive (fetched only when a build needs it), and
 // repos/BUILD.bazel exports their BUILD files.
 func (g *generator) repositories() {
-	f := newFile("repositories.bzl", build.TypeBzl)
+	f := buildfile.NewFile("repositories.bzl", build.TypeBzl)
 	f.Stmt = append(f.Stmt,
-		docstring("The archives behind @"+g.opts.Name+", one repository each."),
-		load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive"))
-	body := []build.Expr{docstring("Declares one http_archive per archive of the generated package sets.\n\n    Bazel fetches a repository only when a build needs one of its targets.\n    Also registers the nvcc toolchains of //toolchain.\n    ")}
+		buildfile.Docstring("The archives behind @"+g.opts.Name+", one repository each."),
+		buildfile.Load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive"))
+	body := []build.Expr{buildfile.Docstring("Declares one http_archive per archive of the generated package sets.\n\n    Bazel fetches a repository only when a build needs one of its targets.\n    Also registers the nvcc toolchains of //toolchain.\n    ")}
 	var files []string
 	for _, r := range g.sortedRepos() {
-		args := []kv{
-			arg("name", str(r.name)),
-			arg("build_file", str("@"+g.opts.Name+"//repos:"+r.name+".BUILD")),
-			arg("sha256", str(r.archive.SHA256)),
+		args := []buildfile.KV{
+			buildfile.Arg("name", buildfile.Str(r.name)),
+			buildfile.Arg("build_file", buildfile.Str("@"+g.opts.Name+"//repos:"+r.name+".BUILD")),
+			buildfile.Arg("sha256", buildfile.Str(r.archive.SHA256)),
 		}
 		if r.archive.StripPrefix != "" {
-			args = append(args, arg("strip_prefix", str(r.archive.StripPrefix)))
+			args = append(args, buildfile.Arg("strip_prefix", buildfile.Str(r.archive.StripPrefix)))
 		}
-		args = append(args, arg("urls", strList(r.archive.URLs))) // mirrors first: keep the order
-		body = append(body, call("http_archive", args...))
+		args = append(args, buildfile.Arg("urls", buildfile.StrList(r.archive.URLs))) // mirrors first: keep the order
+		body = append(body, buildfile.Call("http_archive", args...))
 		files = append(files, r.name+".BUILD")
 	}
-	body = append(body, positional("native.register_toolchains", str("@"+g.opts.Name+"//toolchain:all")))
-	d := def(g.opts.Name+"_repositories", nil, body...)
+	body = append(body, buildfile.Positional("native.register_toolchains", buildfile.Str("@"+g.opts.Name+"//toolchain:all")))
+	d := buildfile.Def(g.opts.Name+"_repositories", nil, body...)
 	// A WORKSPACE macro by design: it declares repositories, it has no name.
 	d.Comments.Before = []build.Comment{{Token: "# buildifier: disable=unnamed-macro"}}
 	f.Stmt = append(f.Stmt, d)
 	g.put(f)
 
-	b := newFile("repos/BUILD.bazel", build.TypeBuild)
+	b := buildfile.NewFile("repos/BUILD.bazel", build.TypeBuild)
 	if len(files) > 0 {
-		b.Stmt = append(b.Stmt, positional("exports_files", sortedStrList(files)))
+		b.Stmt = append(b.Stmt, buildfile.Positional("exports_files", buildfile.SortedStrList(files)))
 	}
 	g.put(b)
 }
@@ -366,15 +356,15 @@ func (g *generator) repoBuild(r *repo) {
 				base = path.Base(f.Path)
 			}
 			n := unique(libBase(base), "shared")
-			imports = append(imports, call("cc_import", arg("name", str(n)), arg("shared_library", str(f.Path))))
+			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("shared_library", buildfile.Str(f.Path))))
 			if f.Role != "exec" {
-				shared = append(shared, str(":"+n))
+				shared = append(shared, buildfile.Str(":"+n))
 			}
 		case "static_lib":
 			n := unique(libBase(path.Base(f.Path)), "static")
-			imports = append(imports, call("cc_import", arg("name", str(n)), arg("static_library", str(f.Path))))
+			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("static_library", buildfile.Str(f.Path))))
 			if f.Role != "exec" {
-				static = append(static, str(":"+n))
+				static = append(static, buildfile.Str(":"+n))
 			}
 		case "stub_lib":
 			stubs = append(stubs, f.Path)
@@ -385,30 +375,30 @@ func (g *generator) repoBuild(r *repo) {
 		}
 	}
 	hasHeaders := len(hdrGlobs)+len(hdrFiles) > 0
-	b := newFile("repos/"+r.name+".BUILD", build.TypeBuild)
+	b := buildfile.NewFile("repos/"+r.name+".BUILD", build.TypeBuild)
 	// defs.bzl, which every rules_cc release has (Debian's 0.0.4, the one
 	// Bazel 4.2.3 works with offline, included), rather than the per-rule
 	// files of recent releases; buildifier accepts any load of the name.
 	if len(imports) > 0 {
-		b.Stmt = append(b.Stmt, load("@rules_cc//cc:defs.bzl", "cc_import", "cc_library"))
+		b.Stmt = append(b.Stmt, buildfile.Load("@rules_cc//cc:defs.bzl", "cc_import", "cc_library"))
 	} else {
-		b.Stmt = append(b.Stmt, load("@rules_cc//cc:defs.bzl", "cc_library"))
+		b.Stmt = append(b.Stmt, buildfile.Load("@rules_cc//cc:defs.bzl", "cc_library"))
 	}
-	b.Stmt = append(b.Stmt, call("package", arg("default_visibility", strList([]string{"//visibility:public"}))))
+	b.Stmt = append(b.Stmt, buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))))
 	if hasHeaders {
 		hdrs := build.Expr(nil)
 		if len(hdrGlobs) > 0 {
-			hdrs = positional("glob", sortedStrList(hdrGlobs))
+			hdrs = buildfile.Positional("glob", buildfile.SortedStrList(hdrGlobs))
 		}
 		if len(hdrFiles) > 0 {
-			l := sortedStrList(hdrFiles)
+			l := buildfile.SortedStrList(hdrFiles)
 			if hdrs == nil {
 				hdrs = l
 			} else {
 				hdrs = &build.BinaryExpr{X: hdrs, Op: "+", Y: l}
 			}
 		}
-		b.Stmt = append(b.Stmt, call("cc_library", arg("name", str("headers")), arg("hdrs", hdrs), arg("includes", sortedStrList(includes))))
+		b.Stmt = append(b.Stmt, buildfile.Call("cc_library", buildfile.Arg("name", buildfile.Str("headers")), buildfile.Arg("hdrs", hdrs), buildfile.Arg("includes", buildfile.SortedStrList(includes))))
 	}
 	for _, i := range imports {
 		b.Stmt = append(b.Stmt, i)
@@ -416,42 +406,42 @@ func (g *generator) repoBuild(r *repo) {
 	top := func(name string, libs []build.Expr) {
 		deps := &build.ListExpr{ForceMultiLine: true}
 		if hasHeaders {
-			deps.List = append(deps.List, str(":headers"))
+			deps.List = append(deps.List, buildfile.Str(":headers"))
 		}
 		deps.List = append(deps.List, libs...)
-		args := []kv{arg("name", str(name))}
+		args := []buildfile.KV{buildfile.Arg("name", buildfile.Str(name))}
 		if len(deps.List) > 0 {
 			deps.ForceMultiLine = len(deps.List) > 1
-			args = append(args, arg("deps", deps))
+			args = append(args, buildfile.Arg("deps", deps))
 		}
-		b.Stmt = append(b.Stmt, call("cc_library", args...))
+		b.Stmt = append(b.Stmt, buildfile.Call("cc_library", args...))
 	}
 	// The package's own edges go through the hub, so they follow the same
 	// version and platform as the package itself.
 	hubLabels := func(names map[string]bool) []build.Expr {
 		var out []build.Expr
 		for _, n := range slices.Sorted(maps.Keys(names)) {
-			out = append(out, str("@"+g.opts.Name+"//:"+n))
+			out = append(out, buildfile.Str("@"+g.opts.Name+"//:"+n))
 		}
 		return out
 	}
 	top(r.manifest, append(slices.Clone(shared), hubLabels(r.deps)...))
 	if len(r.data) > 0 {
 		last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
-		last.List = append(last.List, &build.AssignExpr{LHS: ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.data), ForceMultiLine: len(r.data) > 1}})
+		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.data), ForceMultiLine: len(r.data) > 1}})
 	}
 	if len(static) > 0 {
 		top("static", static)
 	}
 	if len(stubs) > 0 {
-		b.Stmt = append(b.Stmt, call("filegroup", arg("name", str("stubs")), arg("srcs", sortedStrList(stubs))))
+		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("stubs")), buildfile.Arg("srcs", buildfile.SortedStrList(stubs))))
 	}
 	if len(bins) > 0 {
-		b.Stmt = append(b.Stmt, call("filegroup", arg("name", str("bin")), arg("srcs", sortedStrList(bins))))
-		b.Stmt = append(b.Stmt, positional("exports_files", sortedStrList(bins)))
+		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("bin")), buildfile.Arg("srcs", buildfile.SortedStrList(bins))))
+		b.Stmt = append(b.Stmt, buildfile.Positional("exports_files", buildfile.SortedStrList(bins)))
 	}
 	if len(data) > 0 {
-		b.Stmt = append(b.Stmt, call("filegroup", arg("name", str("data")), arg("srcs", sortedStrList(data))))
+		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("data")), buildfile.Arg("srcs", buildfile.SortedStrList(data))))
 	}
 	g.put(b)
 }
@@ -496,12 +486,12 @@ func constraints(p platform.Platform, flavourPrefix string) []string {
 // platforms writes platforms/BUILD.bazel: the aarch64 flavour and a
 // platform for linux-x86_64, linux-sbsa, linux-jetson and every other target.
 func (g *generator) platforms() {
-	f := newFile("platforms/BUILD.bazel", build.TypeBuild)
+	f := buildfile.NewFile("platforms/BUILD.bazel", build.TypeBuild)
 	f.Stmt = append(f.Stmt,
-		call("package", arg("default_visibility", strList([]string{"//visibility:public"}))),
-		call("constraint_setting", arg("name", str("aarch64_flavour"))),
-		call("constraint_value", arg("name", str("server")), arg("constraint_setting", str(":aarch64_flavour"))),
-		call("constraint_value", arg("name", str("jetson")), arg("constraint_setting", str(":aarch64_flavour"))))
+		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))),
+		buildfile.Call("constraint_setting", buildfile.Arg("name", buildfile.Str("aarch64_flavour"))),
+		buildfile.Call("constraint_value", buildfile.Arg("name", buildfile.Str("server")), buildfile.Arg("constraint_setting", buildfile.Str(":aarch64_flavour"))),
+		buildfile.Call("constraint_value", buildfile.Arg("name", buildfile.Str("jetson")), buildfile.Arg("constraint_setting", buildfile.Str(":aarch64_flavour"))))
 	ps := append([]platform.Platform{platform.LinuxX86_64, platform.LinuxSBSA, platform.LinuxJetson}, g.targets...)
 	platform.Sort(ps)
 	seen := map[platform.Platform]bool{}
@@ -510,7 +500,7 @@ func (g *generator) platforms() {
 			continue
 		}
 		seen[p] = true
-		f.Stmt = append(f.Stmt, call("platform", arg("name", str(platformTarget(p))), arg("constraint_values", strList(constraints(p, ":")))))
+		f.Stmt = append(f.Stmt, buildfile.Call("platform", buildfile.Arg("name", buildfile.Str(platformTarget(p))), buildfile.Arg("constraint_values", buildfile.StrList(constraints(p, ":")))))
 	}
 	g.put(f)
 }
@@ -525,32 +515,32 @@ func (g *generator) versions() []string {
 
 // version writes the CUDA version build setting rule.
 func (g *generator) version(cfg *config.Config) {
-	f := newFile("version/defs.bzl", build.TypeBzl)
-	impl := def("_cuda_version_impl", []string{"ctx"},
+	f := buildfile.NewFile("version/defs.bzl", build.TypeBzl)
+	impl := buildfile.Def("_cuda_version_impl", []string{"ctx"},
 		&build.IfStmt{
-			Cond: &build.BinaryExpr{X: &build.DotExpr{X: ident("ctx"), Name: "build_setting_value"}, Op: "not in",
-				Y: &build.DotExpr{X: &build.DotExpr{X: ident("ctx"), Name: "attr"}, Name: "values"}},
-			True: []build.Expr{positional("fail", &build.BinaryExpr{
-				X:  str("--@" + g.opts.Name + "//:version=%s: this repository was generated for CUDA %s"),
+			Cond: &build.BinaryExpr{X: &build.DotExpr{X: buildfile.Ident("ctx"), Name: "build_setting_value"}, Op: "not in",
+				Y: &build.DotExpr{X: &build.DotExpr{X: buildfile.Ident("ctx"), Name: "attr"}, Name: "values"}},
+			True: []build.Expr{buildfile.Positional("fail", &build.BinaryExpr{
+				X:  buildfile.Str("--@" + g.opts.Name + "//:version=%s: this repository was generated for CUDA %s"),
 				Op: "%",
 				Y: &build.TupleExpr{List: []build.Expr{
-					&build.DotExpr{X: ident("ctx"), Name: "build_setting_value"},
-					&build.CallExpr{X: &build.DotExpr{X: str(", "), Name: "join"}, List: []build.Expr{&build.DotExpr{X: &build.DotExpr{X: ident("ctx"), Name: "attr"}, Name: "values"}}},
+					&build.DotExpr{X: buildfile.Ident("ctx"), Name: "build_setting_value"},
+					&build.CallExpr{X: &build.DotExpr{X: buildfile.Str(", "), Name: "join"}, List: []build.Expr{&build.DotExpr{X: &build.DotExpr{X: buildfile.Ident("ctx"), Name: "attr"}, Name: "values"}}},
 				}},
 			})},
 		},
 		&build.ReturnStmt{Result: &build.ListExpr{}})
 	f.Stmt = append(f.Stmt,
-		docstring("The CUDA version build setting of @"+g.opts.Name+": --@"+g.opts.Name+"//:version=<version>."),
+		buildfile.Docstring("The CUDA version build setting of @"+g.opts.Name+": --@"+g.opts.Name+"//:version=<version>."),
 		impl,
-		&build.AssignExpr{LHS: ident("cuda_version"), Op: "=", RHS: call("rule",
-			arg("implementation", ident("_cuda_version_impl")),
-			arg("build_setting", call("config.string", arg("flag", ident("True")))),
-			arg("attrs", dict([]string{"values"}, []build.Expr{call("attr.string_list", arg("mandatory", ident("True")))})),
-			arg("doc", str("The CUDA version the hub's targets select; fails on a version the repository was not generated for.")),
+		&build.AssignExpr{LHS: buildfile.Ident("cuda_version"), Op: "=", RHS: buildfile.Call("rule",
+			buildfile.Arg("implementation", buildfile.Ident("_cuda_version_impl")),
+			buildfile.Arg("build_setting", buildfile.Call("config.string", buildfile.Arg("flag", buildfile.Ident("True")))),
+			buildfile.Arg("attrs", buildfile.Dict([]string{"values"}, []build.Expr{buildfile.Call("attr.string_list", buildfile.Arg("mandatory", buildfile.Ident("True")))})),
+			buildfile.Arg("doc", buildfile.Str("The CUDA version the hub's targets select; fails on a version the repository was not generated for.")),
 		)})
 	g.put(f)
-	g.put(newFile("version/BUILD.bazel", build.TypeBuild))
+	g.put(buildfile.NewFile("version/BUILD.bazel", build.TypeBuild))
 }
 
 func configSetting(v version.Version, p platform.Platform) string {
@@ -564,28 +554,28 @@ func unusableTarget(pkg string, v version.Version, p platform.Platform) string {
 // hub writes the root BUILD.bazel: the version setting, a config_setting per
 // (CUDA version, target platform), and an alias per package.
 func (g *generator) hub(cfg *config.Config) {
-	f := newFile("BUILD.bazel", build.TypeBuild)
+	f := buildfile.NewFile("BUILD.bazel", build.TypeBuild)
 	f.Stmt = append(f.Stmt,
-		load("//rules:cuda.bzl", "cuda_capabilities"),
-		load("//version:defs.bzl", "cuda_version"),
-		call("package", arg("default_visibility", strList([]string{"//visibility:public"}))))
-	f.Stmt = append(f.Stmt, call("cuda_capabilities",
-		arg("name", str("capabilities")),
-		arg("build_setting_default", &build.ListExpr{})))
+		buildfile.Load("//rules:cuda.bzl", "cuda_capabilities"),
+		buildfile.Load("//version:defs.bzl", "cuda_version"),
+		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))))
+	f.Stmt = append(f.Stmt, buildfile.Call("cuda_capabilities",
+		buildfile.Arg("name", buildfile.Str("capabilities")),
+		buildfile.Arg("build_setting_default", &build.ListExpr{})))
 	def := g.sets[len(g.sets)-1].CUDA.String()
 	if cs := cfg.CUDA(); len(cs) > 0 {
 		def = cs[len(cs)-1].String()
 	}
-	f.Stmt = append(f.Stmt, call("cuda_version",
-		arg("name", str("version")),
-		arg("build_setting_default", str(def)),
-		arg("values", strList(g.versions()))))
+	f.Stmt = append(f.Stmt, buildfile.Call("cuda_version",
+		buildfile.Arg("name", buildfile.Str("version")),
+		buildfile.Arg("build_setting_default", buildfile.Str(def)),
+		buildfile.Arg("values", buildfile.StrList(g.versions()))))
 	for _, s := range g.sets {
 		for _, t := range g.targets {
-			f.Stmt = append(f.Stmt, call("config_setting",
-				arg("name", str(configSetting(s.CUDA, t))),
-				arg("constraint_values", strList(constraints(t, "//platforms:"))),
-				arg("flag_values", dict([]string{":version"}, []build.Expr{str(s.CUDA.String())}))))
+			f.Stmt = append(f.Stmt, buildfile.Call("config_setting",
+				buildfile.Arg("name", buildfile.Str(configSetting(s.CUDA, t))),
+				buildfile.Arg("constraint_values", buildfile.StrList(constraints(t, "//platforms:"))),
+				buildfile.Arg("flag_values", buildfile.Dict([]string{":version"}, []build.Expr{buildfile.Str(s.CUDA.String())}))))
 		}
 	}
 	for _, name := range g.packageNames() {
@@ -596,17 +586,17 @@ func (g *generator) hub(cfg *config.Config) {
 			for _, t := range g.targets {
 				keys = append(keys, ":"+configSetting(s.CUDA, t))
 				if u, ok := uses[key(s.CUDA, t)]; ok && u.repo != nil {
-					vals = append(vals, str("@"+u.repo.name+"//:"+u.repo.manifest))
+					vals = append(vals, buildfile.Str("@"+u.repo.name+"//:"+u.repo.manifest))
 				} else {
-					vals = append(vals, str("//unusable:"+unusableTarget(name, s.CUDA, t)))
+					vals = append(vals, buildfile.Str("//unusable:"+unusableTarget(name, s.CUDA, t)))
 				}
 			}
 		}
 		keys = append(keys, "//conditions:default")
-		vals = append(vals, str("//unusable:"+name))
-		f.Stmt = append(f.Stmt, call("alias",
-			arg("name", str(name)),
-			arg("actual", positional("select", dict(keys, vals)))))
+		vals = append(vals, buildfile.Str("//unusable:"+name))
+		f.Stmt = append(f.Stmt, buildfile.Call("alias",
+			buildfile.Arg("name", buildfile.Str(name)),
+			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, vals)))))
 	}
 	g.put(f)
 }
@@ -625,21 +615,21 @@ func (g *generator) packageNames() []string {
 // version, platform) it cannot be used for, and one per package for a
 // configuration that matches no (CUDA version, platform).
 func (g *generator) unusable() {
-	d := newFile("unusable/defs.bzl", build.TypeBzl)
+	d := buildfile.NewFile("unusable/defs.bzl", build.TypeBzl)
 	d.Stmt = append(d.Stmt,
-		docstring("A rule whose targets fail at analysis: packages that cannot be used."),
-		def("_unusable_impl", []string{"ctx"}, positional("fail", &build.DotExpr{X: &build.DotExpr{X: ident("ctx"), Name: "attr"}, Name: "message"})),
-		&build.AssignExpr{LHS: ident("unusable"), Op: "=", RHS: call("rule",
-			arg("implementation", ident("_unusable_impl")),
-			arg("attrs", dict([]string{"message"}, []build.Expr{call("attr.string", arg("mandatory", ident("True")))})),
-			arg("doc", str("Fails at analysis with message: why a package cannot be used.")),
+		buildfile.Docstring("A rule whose targets fail at analysis: packages that cannot be used."),
+		buildfile.Def("_unusable_impl", []string{"ctx"}, buildfile.Positional("fail", &build.DotExpr{X: &build.DotExpr{X: buildfile.Ident("ctx"), Name: "attr"}, Name: "message"})),
+		&build.AssignExpr{LHS: buildfile.Ident("unusable"), Op: "=", RHS: buildfile.Call("rule",
+			buildfile.Arg("implementation", buildfile.Ident("_unusable_impl")),
+			buildfile.Arg("attrs", buildfile.Dict([]string{"message"}, []build.Expr{buildfile.Call("attr.string", buildfile.Arg("mandatory", buildfile.Ident("True")))})),
+			buildfile.Arg("doc", buildfile.Str("Fails at analysis with message: why a package cannot be used.")),
 		)})
 	g.put(d)
 
-	f := newFile("unusable/BUILD.bazel", build.TypeBuild)
+	f := buildfile.NewFile("unusable/BUILD.bazel", build.TypeBuild)
 	f.Stmt = append(f.Stmt,
-		load(":defs.bzl", "unusable"),
-		call("package", arg("default_visibility", strList([]string{"//:__pkg__"}))))
+		buildfile.Load(":defs.bzl", "unusable"),
+		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//:__pkg__"}))))
 	var platformLabels []string
 	for _, t := range g.targets {
 		platformLabels = append(platformLabels, "@"+g.opts.Name+"//platforms:"+platformTarget(t))
@@ -662,7 +652,7 @@ func (g *generator) unusable() {
 					msg = fmt.Sprintf("@%s//:%s cannot be used with CUDA %s on %s: %s",
 						g.opts.Name, name, s.CUDA, t.Name(), strings.Join(u.reasons, "; "))
 				}
-				f.Stmt = append(f.Stmt, call("unusable", arg("name", str(unusableTarget(name, s.CUDA, t))), arg("message", str(msg))))
+				f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(unusableTarget(name, s.CUDA, t))), buildfile.Arg("message", buildfile.Str(msg))))
 			}
 		}
 		where := "it is usable nowhere"
@@ -671,7 +661,13 @@ func (g *generator) unusable() {
 		}
 		msg := fmt.Sprintf("@%s//:%s: the configuration matches no CUDA version and target platform this repository was generated for (--@%s//:version is one of %s; the target platform must be one of %s); %s",
 			g.opts.Name, name, g.opts.Name, strings.Join(g.versions(), ", "), strings.Join(platformLabels, ", "), where)
-		f.Stmt = append(f.Stmt, call("unusable", arg("name", str(name)), arg("message", str(msg))))
+		f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(name)), buildfile.Arg("message", buildfile.Str(msg))))
 	}
 	g.put(f)
 }
+
+// Header is the first line of every generated file (buildfile.Header).
+const Header = buildfile.Header
+
+// Lint checks the generated files as buildifier would (buildfile.Lint).
+func Lint(tree Tree) []string { return buildfile.Lint(tree) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 
+	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/platform"
@@ -15,7 +16,7 @@ import (
 // rules copies the rule sources of rules/ (with the header) into //rules.
 func (g *generator) rules() {
 	g.tree["rules/cuda.bzl"] = append([]byte(Header+"\n"), rules.CudaBzl...)
-	g.put(newFile("rules/BUILD.bazel", build.TypeBuild))
+	g.put(buildfile.NewFile("rules/BUILD.bazel", build.TypeBuild))
 }
 
 // hasHeaders reports whether a repository's BUILD file has a :headers target.
@@ -34,16 +35,16 @@ func (r *repo) hasHeaders() bool {
 // platform's cudart and crt), and the -gencode defaults per (CUDA version,
 // target platform) from the configuration (gpu.Gencode).
 func (g *generator) toolchain(cfg *config.Config) {
-	f := newFile("toolchain/BUILD.bazel", build.TypeBuild)
+	f := buildfile.NewFile("toolchain/BUILD.bazel", build.TypeBuild)
 	f.Stmt = append(f.Stmt,
-		load("@rules_cc//cc:defs.bzl", "cc_library"),
+		buildfile.Load("@rules_cc//cc:defs.bzl", "cc_library"),
 		nil,
-		call("package", arg("default_visibility", strList([]string{"//visibility:public"}))),
-		call("toolchain_type", arg("name", str("nvcc_toolchain_type"))))
+		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))),
+		buildfile.Call("toolchain_type", buildfile.Arg("name", buildfile.Str("nvcc_toolchain_type"))))
 	for _, s := range g.sets {
-		f.Stmt = append(f.Stmt, call("config_setting",
-			arg("name", str("version_"+s.CUDA.String())),
-			arg("flag_values", dict([]string{"//:version"}, []build.Expr{str(s.CUDA.String())}))))
+		f.Stmt = append(f.Stmt, buildfile.Call("config_setting",
+			buildfile.Arg("name", buildfile.Str("version_"+s.CUDA.String())),
+			buildfile.Arg("flag_values", buildfile.Dict([]string{"//:version"}, []build.Expr{buildfile.Str(s.CUDA.String())}))))
 	}
 
 	// Headers and -gencode defaults: per (CUDA version, target platform).
@@ -65,35 +66,35 @@ func (g *generator) toolchain(cfg *config.Config) {
 				}
 			}
 			hKeys = append(hKeys, k)
-			hVals = append(hVals, strList(hdrs))
+			hVals = append(hVals, buildfile.StrList(hdrs))
 			gKeys = append(gKeys, k)
-			gVals = append(gVals, strList(gpu.Gencode(cfg.Capabilities(s.CUDA, t), cfg.ForwardCompat())))
+			gVals = append(gVals, buildfile.StrList(gpu.Gencode(cfg.Capabilities(s.CUDA, t), cfg.ForwardCompat())))
 		}
 		vKeys = append(vKeys, ":version_"+s.CUDA.String())
-		vVals = append(vVals, str(s.CUDA.String()))
+		vVals = append(vVals, buildfile.Str(s.CUDA.String()))
 		var supported []string
 		for _, c := range gpu.Capabilities() {
 			if c.SupportedBy(s.CUDA) {
 				supported = append(supported, c.Name)
 			}
 		}
-		sVals = append(sVals, strList(supported))
+		sVals = append(sVals, buildfile.StrList(supported))
 	}
 	withDefault := func(keys []string, vals []build.Expr, def build.Expr) build.Expr {
-		return positional("select", dict(append(append([]string(nil), keys...), "//conditions:default"), append(append([]build.Expr(nil), vals...), def)))
+		return buildfile.Positional("select", buildfile.Dict(append(append([]string(nil), keys...), "//conditions:default"), append(append([]build.Expr(nil), vals...), def)))
 	}
-	f.Stmt = append(f.Stmt, call("cc_library",
-		arg("name", str("headers")),
-		arg("deps", withDefault(hKeys, hVals, strList([]string{"//:" + g.opts.Toolchain.Runtime})))))
-	f.Stmt = append(f.Stmt, call("alias",
-		arg("name", str("runtime")),
-		arg("actual", str("//:"+g.opts.Toolchain.Runtime))))
-	f.Stmt = append(f.Stmt, call("cuda_gencode",
-		arg("name", str("gencode")),
-		arg("cuda_version", withDefault(vKeys, vVals, str(""))),
-		arg("flags", withDefault(gKeys, gVals, &build.ListExpr{})),
-		arg("forward_compat", ident(map[bool]string{true: "True", false: "False"}[cfg.ForwardCompat()])),
-		arg("supported", withDefault(vKeys, sVals, &build.ListExpr{}))))
+	f.Stmt = append(f.Stmt, buildfile.Call("cc_library",
+		buildfile.Arg("name", buildfile.Str("headers")),
+		buildfile.Arg("deps", withDefault(hKeys, hVals, buildfile.StrList([]string{"//:" + g.opts.Toolchain.Runtime})))))
+	f.Stmt = append(f.Stmt, buildfile.Call("alias",
+		buildfile.Arg("name", buildfile.Str("runtime")),
+		buildfile.Arg("actual", buildfile.Str("//:"+g.opts.Toolchain.Runtime))))
+	f.Stmt = append(f.Stmt, buildfile.Call("cuda_gencode",
+		buildfile.Arg("name", buildfile.Str("gencode")),
+		buildfile.Arg("cuda_version", withDefault(vKeys, vVals, buildfile.Str(""))),
+		buildfile.Arg("flags", withDefault(gKeys, gVals, &build.ListExpr{})),
+		buildfile.Arg("forward_compat", buildfile.Ident(map[bool]string{true: "True", false: "False"}[cfg.ForwardCompat()])),
+		buildfile.Arg("supported", withDefault(vKeys, sVals, &build.ListExpr{}))))
 
 	// Toolchains: per (CUDA version, exec platform with a compiler archive).
 	for _, s := range g.sets {
@@ -104,26 +105,26 @@ func (g *generator) toolchain(cfg *config.Config) {
 				continue
 			}
 			name := "nvcc_" + s.CUDA.String() + "_" + platformTarget(t)
-			args := []kv{
-				arg("name", str(name)),
-				arg("cuda_version", str(s.CUDA.String())),
+			args := []buildfile.KV{
+				buildfile.Arg("name", buildfile.Str(name)),
+				buildfile.Arg("cuda_version", buildfile.Str(s.CUDA.String())),
 			}
 			if hcErr == nil {
-				args = append(args, arg("host_compilers", dict([]string{"clang", "gcc"}, []build.Expr{
-					str(strconv.Itoa(hc.ClangMin) + "-" + strconv.Itoa(hc.ClangMax)),
-					str(strconv.Itoa(hc.GCCMin) + "-" + strconv.Itoa(hc.GCCMax)),
+				args = append(args, buildfile.Arg("host_compilers", buildfile.Dict([]string{"clang", "gcc"}, []build.Expr{
+					buildfile.Str(strconv.Itoa(hc.ClangMin) + "-" + strconv.Itoa(hc.ClangMax)),
+					buildfile.Str(strconv.Itoa(hc.GCCMin) + "-" + strconv.Itoa(hc.GCCMax)),
 				})))
 			}
 			args = append(args,
-				arg("nvcc", str("@"+u.repo.name+"//:bin/nvcc")),
-				arg("nvcc_files", strList([]string{"@" + u.repo.name + "//:bin"})))
-			f.Stmt = append(f.Stmt, call("cuda_toolchain", args...))
-			f.Stmt = append(f.Stmt, call("toolchain",
-				arg("name", str(s.CUDA.String()+"_"+platformTarget(t))),
-				arg("exec_compatible_with", strList(constraints(t, "//platforms:"))),
-				arg("target_settings", strList([]string{":version_" + s.CUDA.String()})),
-				arg("toolchain", str(":"+name)),
-				arg("toolchain_type", str(":nvcc_toolchain_type"))))
+				buildfile.Arg("nvcc", buildfile.Str("@"+u.repo.name+"//:bin/nvcc")),
+				buildfile.Arg("nvcc_files", buildfile.StrList([]string{"@" + u.repo.name + "//:bin"})))
+			f.Stmt = append(f.Stmt, buildfile.Call("cuda_toolchain", args...))
+			f.Stmt = append(f.Stmt, buildfile.Call("toolchain",
+				buildfile.Arg("name", buildfile.Str(s.CUDA.String()+"_"+platformTarget(t))),
+				buildfile.Arg("exec_compatible_with", buildfile.StrList(constraints(t, "//platforms:"))),
+				buildfile.Arg("target_settings", buildfile.StrList([]string{":version_" + s.CUDA.String()})),
+				buildfile.Arg("toolchain", buildfile.Str(":"+name)),
+				buildfile.Arg("toolchain_type", buildfile.Str(":nvcc_toolchain_type"))))
 		}
 	}
 	loaded := []string{"cuda_gencode"}
@@ -137,7 +138,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 	}
 	for i, st := range f.Stmt {
 		if st == nil {
-			f.Stmt[i] = load("//rules:cuda.bzl", loaded...)
+			f.Stmt[i] = buildfile.Load("//rules:cuda.bzl", loaded...)
 		}
 	}
 	g.put(f)

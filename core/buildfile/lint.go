@@ -1,4 +1,4 @@
-package bazel
+package buildfile
 
 import (
 	"bytes"
