@@ -20,13 +20,14 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cudapkgs/cudapkgs/core/bazel"
+	"github.com/cudapkgs/cudapkgs/core/buck2"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 	"github.com/cudapkgs/cudapkgs/starlark"
 )
 
 func (a *app) generateCmd() *cobra.Command {
-	var out, name string
+	var out, name, format string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "generate",
@@ -35,7 +36,8 @@ func (a *app) generateCmd() *cobra.Command {
 repository to --out: a hub with one target per package (@cuda//:libcublas) that
 selects, by --@cuda//:version and the target platform, the http_archive that serves
 it, the archives' BUILD files, platforms, and targets that fail at analysis with the
-reasons a package cannot be used. See docs/bazel.md.
+reasons a package cannot be used. See docs/bazel.md. --format buck2 writes a Buck2
+cell of the same shape instead (docs/buck2.md).
 
 The new tree is written next to --out first; --out changes only when everything
 succeeded, and then only where files changed. Files of an earlier run that are no
@@ -54,9 +56,15 @@ nothing, without starting the plugins; --force regenerates regardless.
 	cmd.Flags().StringVar(&out, "out", "", "folder to write the repository to (created if missing)")
 	cmd.Flags().StringVar(&name, "name", "cuda", "the repository's name in the workspace (local_repository(name = ...)); prefixes the archives' repositories")
 	cmd.Flags().BoolVar(&force, "force", false, "regenerate even when --out is up to date with its inputs")
+	// Hashed into the stamp with every other flag (preDigest), so switching
+	// formats regenerates.
+	cmd.Flags().StringVar(&format, "format", "bazel", "what to write: bazel (a Bazel repository) or buck2 (a Buck2 cell)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if out == "" {
 			return usagef("--out is required: the folder to write the Bazel repository to")
+		}
+		if format != "bazel" && format != "buck2" {
+			return usagef("--format %q: expected bazel or buck2", format)
 		}
 		// The inputs known before evaluating (flags, binary, manifests) are
 		// hashed first: a manifest that changes during the run makes the
@@ -74,7 +82,13 @@ nothing, without starting the plugins; --force regenerates regardless.
 		if err != nil {
 			return err
 		}
-		tree, err := bazel.Generate(e.cfg, sets, bazel.Options{Name: name, Toolchain: catalog.Toolchain()})
+		var tree bazel.Tree
+		switch format {
+		case "buck2":
+			tree, err = buck2.Generate(e.cfg, sets, buck2.Options{Name: name, Toolchain: catalog.Toolchain()})
+		default:
+			tree, err = bazel.Generate(e.cfg, sets, bazel.Options{Name: name, Toolchain: catalog.Toolchain()})
+		}
 		if err != nil {
 			return err
 		}
