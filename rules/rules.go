@@ -10,3 +10,20 @@ import _ "embed"
 //
 //go:embed cuda.bzl
 var CudaBzl []byte
+
+// SetupBzl is setup.bzl: cuda_settings and cuda_declare, shared by the
+// WORKSPACE macro and the module extension, and the repository rules they use.
+//
+//go:embed setup.bzl
+var SetupBzl []byte
+
+// ExtensionsBzl is extensions.bzl: the cuda module extension and its tags.
+//
+//go:embed extensions.bzl
+var ExtensionsBzl []byte
+
+// LocalBzl is local.bzl: reading an installed CUDA and the repository rule
+// that links its files in place of an archive.
+//
+//go:embed local.bzl
+var LocalBzl []byte

@@ -3,6 +3,7 @@ package starlark
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	sl "go.starlark.net/starlark"
@@ -31,7 +32,7 @@ type File struct {
 }
 
 // OptionNames are the option names Position knows, as config's messages name them.
-var OptionNames = []string{"cuda", "capabilities", "forward_compat", "exec", "targets", "pins", "mirrors", "plugins"}
+var OptionNames = []string{"cuda", "capabilities", "forward_compat", "exec", "targets", "pins", "mirrors", "plugins", "local_cuda"}
 
 // EvalConfig evaluates a configuration file (and what it loads) in one run.
 // Errors are Starlark errors (syntax, resolution, evaluation, a builtin's
@@ -71,6 +72,7 @@ func (f *File) Options() config.Options {
 	o.Pins = clone(o.Pins)
 	o.Mirrors = clone(o.Mirrors)
 	o.Plugins = clone(o.Plugins)
+	o.LocalComponents = clone(o.LocalComponents)
 	return o
 }
 
@@ -140,6 +142,7 @@ var builtins = sl.StringDict{
 	"pin":              sl.NewBuiltin("pin", builtinPin),
 	"mirrors":          sl.NewBuiltin("mirrors", builtinMirrors),
 	"plugin":           sl.NewBuiltin("plugin", builtinPlugin),
+	"local_cuda":       sl.NewBuiltin("local_cuda", builtinLocalCUDA),
 	"product":          sl.NewBuiltin("product", builtinProduct),
 	"override":         sl.NewBuiltin("override", builtinOverride),
 	"override_set":     sl.NewBuiltin("override_set", builtinOverrideSet),
@@ -248,6 +251,37 @@ func builtinForwardCompat(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []
 	}
 	f.options.ForwardCompat = &on
 	f.pos["forward_compat"] = pos
+	return sl.None, nil
+}
+
+// builtinLocalCUDA is local_cuda(path, components = []): an installed CUDA
+// instead of downloads. A relative path is relative to the workspace root,
+// so the file means the same from any folder.
+func builtinLocalCUDA(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var p string
+	var comps sl.Value = sl.NewList(nil)
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "path", &p, "components?", &comps); err != nil {
+		return nil, err
+	}
+	if p == "" {
+		return nil, fmt.Errorf("%s: path: expected the root of an installed CUDA (/usr, /usr/local/cuda, a folder of unpacked archives)", b.Name())
+	}
+	names, err := stringList(b, "components", comps)
+	if err != nil {
+		return nil, err
+	}
+	f, pos, err := recorder(th, b)
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(f.interp.root, p)
+	}
+	f.options.LocalCUDA = &p
+	if len(names) > 0 {
+		f.options.LocalComponents = names
+	}
+	f.pos["local_cuda"] = pos
 	return sl.None, nil
 }
 

@@ -37,6 +37,8 @@ type configFlags struct {
 	pluginTimeout time.Duration
 	config        string
 	workspace     string
+	localCUDA     string
+	localComps    []string
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
@@ -52,6 +54,8 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, in order)")
 	fl.StringArrayVar(&f.plugins, "plugin", nil, "third-party fixup plugin: PATH=SHA256 of its binary (repeatable); one that claims a built-in product replaces the built-in for it")
 	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of every plugin call")
+	fl.StringVar(&f.localCUDA, "local-cuda", "", "root of an installed CUDA to use instead of downloads for its version and platform: /usr (Debian's nvidia-cuda-toolkit), /usr/local/cuda, or a folder of unpacked archives (see docs/local-cuda.md)")
+	fl.StringSliceVar(&f.localComps, "local-components", nil, "components to take from --local-cuda, each required (default: every component the install has, the toolkit's compiler and runtime required)")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
 	return f
@@ -77,6 +81,20 @@ func (f *configFlags) Apply(o *config.Options) error {
 	}
 	if ch("platform") {
 		o.Targets = f.targets
+	}
+	if ch("local-cuda") {
+		v := f.localCUDA
+		if v != "" {
+			abs, err := filepath.Abs(v)
+			if err != nil {
+				return fmt.Errorf("--local-cuda %s: %w", v, err)
+			}
+			v = abs
+		}
+		o.LocalCUDA = &v
+	}
+	if ch("local-components") {
+		o.LocalComponents = f.localComps
 	}
 	if ch("pin") {
 		o.Pins = append(o.Pins, f.pins...)

@@ -61,7 +61,7 @@ func TestGenerateRealManifests(t *testing.T) {
 		t.Errorf("%s does not start with the header", stampFile)
 	}
 	delete(first, stampFile) // not a Bazel file
-	for _, p := range []string{"WORKSPACE", "BUILD.bazel", "repositories.bzl", "platforms/BUILD.bazel", "version/defs.bzl", "unusable/defs.bzl", "unusable/BUILD.bazel", "repos/BUILD.bazel"} {
+	for _, p := range []string{"WORKSPACE", "BUILD.bazel", "repositories.bzl", "platforms/BUILD.bazel", "version/BUILD.bazel", "generated.bzl", "MODULE.bazel", "extensions.bzl", "rules/setup.bzl", "unusable/defs.bzl", "unusable/BUILD.bazel", "repos/BUILD.bazel"} {
 		if _, ok := first[p]; !ok {
 			t.Errorf("no %s in the generated tree", p)
 		}
@@ -70,11 +70,12 @@ func TestGenerateRealManifests(t *testing.T) {
 		t.Error(p)
 	}
 	hub := string(first["BUILD.bazel"])
-	wantOutput(t, "BUILD.bazel", hub, `build_setting_default = "12.6.3"`, `name = "libcublas"`, `name = "cuda_12.4.1_linux_jetson"`,
+	wantOutput(t, "generated.bzl", string(first["generated.bzl"]), `DEFAULT_VERSION = "12.6.3"`)
+	wantOutput(t, "BUILD.bazel", hub, `build_setting_default = DEFAULT_VERSION`, `name = "libcublas"`, `name = "cuda_12.4.1_linux_jetson"`,
 		`"@cuda_cudnn_9_12_0_46_linux_x86_64_cuda12//:cudnn"`)
-	repos := string(first["repositories.bzl"])
+	repos := string(first["generated.bzl"])
 	// One repository per archive: cuDNN 9.12's cuda12 archive serves both CUDA versions.
-	if n := strings.Count(repos, `name = "cuda_cudnn_9_12_0_46_linux_x86_64_cuda12"`); n != 1 {
+	if n := strings.Count(repos, `"cuda_cudnn_9_12_0_46_linux_x86_64_cuda12": {`); n != 1 {
 		t.Errorf("cudnn 9.12 x86_64 archive declared %d times, want 1", n)
 	}
 	if _, ok := first["repos/cuda_cudnn_9_12_0_46_linux_x86_64_cuda12.BUILD"]; !ok {

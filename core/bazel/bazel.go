@@ -39,6 +39,18 @@ type Options struct {
 	// built-in catalog's Toolchain). Without a Compiler, no toolchain is
 	// generated.
 	Toolchain Toolchain
+	// Local is an installed CUDA whose files replace some archives.
+	Local *Local
+}
+
+// Local is an installed CUDA as generation read it.
+type Local struct {
+	// Path is the install's root as the user gave it.
+	Path string
+	// Archives maps the sha256 of each archive the install replaces to the
+	// install's file for each of the archive's paths; "|system" follows a
+	// folder the install shares with other software.
+	Archives map[string]map[string]string
 }
 
 // Toolchain names the packages behind the generated nvcc toolchain.
@@ -60,8 +72,15 @@ type Tree = buildfile.Tree
 type repo struct {
 	name     string
 	manifest string // the package's name in its manifest: the top target
+	version  version.Version
 	archive  pkgset.Archive
-	files    map[pkgset.File]bool
+	// cuda and platforms are the CUDA versions and target platforms the
+	// archive serves; targets the names its BUILD file defines that others
+	// refer to (repoBuild fills them).
+	cuda      map[string]bool
+	platforms map[string]bool
+	targets   []string
+	files     map[pkgset.File]bool
 	// deps and data are the package's edges, by their names in the hub:
 	// linked libraries, and libraries loaded at run time (runfiles).
 	deps, data map[string]bool
@@ -111,12 +130,14 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 		return nil, err
 	}
 	g.workspace()
-	g.repositories()
 	for _, r := range g.sortedRepos() {
 		g.repoBuild(r)
 	}
+	g.repositories()
+	g.module()
+	g.generatedData(cfg)
 	g.platforms()
-	g.version(cfg)
+	g.version()
 	g.hub(cfg)
 	g.unusable()
 	g.rules()
@@ -153,6 +174,8 @@ func (g *generator) collect() error {
 				if err != nil {
 					return fmt.Errorf("CUDA %s: %s on %s: %w", s.CUDA, pkg.Name, t.Name(), err)
 				}
+				r.cuda[s.CUDA.String()] = true
+				r.platforms[t.Name()] = true
 				for _, f := range pkg.Files[t.Name()] {
 					r.files[f] = true
 				}
@@ -191,7 +214,8 @@ func (g *generator) repo(pkg *pkgset.Package, a pkgset.Archive) (*repo, error) {
 		return nil, fmt.Errorf("two different archives would both be repository @%s: %s (sha256 %s) and %s (sha256 %s)",
 			name, other.archive.RelativePath, other.archive.SHA256, a.RelativePath, a.SHA256)
 	}
-	r := &repo{name: name, manifest: pkg.Manifest, archive: a, files: map[pkgset.File]bool{}, deps: map[string]bool{}, data: map[string]bool{}}
+	r := &repo{name: name, manifest: pkg.Manifest, version: pkg.Version, archive: a, files: map[pkgset.File]bool{},
+		deps: map[string]bool{}, data: map[string]bool{}, cuda: map[string]bool{}, platforms: map[string]bool{}}
 	g.repos[a.SHA256] = r
 	g.byName[name] = r
 	return r, nil
@@ -266,43 +290,6 @@ func (g *generator) workspace() {
 	f := buildfile.NewFile("WORKSPACE", build.TypeWorkspace)
 	f.Stmt = append(f.Stmt, buildfile.Call("workspace", buildfile.Arg("name", buildfile.Str(g.opts.Name))))
 	g.put(f)
-}
-
-// repositories writes repositories.bzl: cuda_repositories() declares every
-// archive as an http_archive (fetched only when a build needs it), and
-// repos/BUILD.bazel exports their BUILD files.
-func (g *generator) repositories() {
-	f := buildfile.NewFile("repositories.bzl", build.TypeBzl)
-	f.Stmt = append(f.Stmt,
-		buildfile.Docstring("The archives behind @"+g.opts.Name+", one repository each."),
-		buildfile.Load("@bazel_tools//tools/build_defs/repo:http.bzl", "http_archive"))
-	body := []build.Expr{buildfile.Docstring("Declares one http_archive per archive of the generated package sets.\n\n    Bazel fetches a repository only when a build needs one of its targets.\n    Also registers the nvcc toolchains of //toolchain.\n    ")}
-	var files []string
-	for _, r := range g.sortedRepos() {
-		args := []buildfile.KV{
-			buildfile.Arg("name", buildfile.Str(r.name)),
-			buildfile.Arg("build_file", buildfile.Str("@"+g.opts.Name+"//repos:"+r.name+".BUILD")),
-			buildfile.Arg("sha256", buildfile.Str(r.archive.SHA256)),
-		}
-		if r.archive.StripPrefix != "" {
-			args = append(args, buildfile.Arg("strip_prefix", buildfile.Str(r.archive.StripPrefix)))
-		}
-		args = append(args, buildfile.Arg("urls", buildfile.StrList(r.archive.URLs))) // mirrors first: keep the order
-		body = append(body, buildfile.Call("http_archive", args...))
-		files = append(files, r.name+".BUILD")
-	}
-	body = append(body, buildfile.Positional("native.register_toolchains", buildfile.Str("@"+g.opts.Name+"//toolchain:all")))
-	d := buildfile.Def(g.opts.Name+"_repositories", nil, body...)
-	// A WORKSPACE macro by design: it declares repositories, it has no name.
-	d.Comments.Before = []build.Comment{{Token: "# buildifier: disable=unnamed-macro"}}
-	f.Stmt = append(f.Stmt, d)
-	g.put(f)
-
-	b := buildfile.NewFile("repos/BUILD.bazel", build.TypeBuild)
-	if len(files) > 0 {
-		b.Stmt = append(b.Stmt, buildfile.Positional("exports_files", buildfile.SortedStrList(files)))
-	}
-	g.put(b)
 }
 
 var headerExt = map[string]bool{".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".cuh": true, ".inc": true, ".inl": true}
@@ -443,7 +430,29 @@ func (g *generator) repoBuild(r *repo) {
 	if len(data) > 0 {
 		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("data")), buildfile.Arg("srcs", buildfile.SortedStrList(data))))
 	}
+	r.targets = append(targetNames(b), bins...)
+	sort.Strings(r.targets)
 	g.put(b)
+}
+
+// targetNames are the names of a BUILD file's targets (name = "..." of
+// every call).
+func targetNames(f *build.File) []string {
+	var out []string
+	for _, st := range f.Stmt {
+		if c, ok := st.(*build.CallExpr); ok {
+			for _, a := range c.List {
+				if as, ok := a.(*build.AssignExpr); ok {
+					if id, ok := as.LHS.(*build.Ident); ok && id.Name == "name" {
+						if v, ok := as.RHS.(*build.StringExpr); ok {
+							out = append(out, v.Value)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // libBase is a library's name without .so and what follows it, or without
@@ -513,34 +522,17 @@ func (g *generator) versions() []string {
 	return out
 }
 
-// version writes the CUDA version build setting rule.
-func (g *generator) version(cfg *config.Config) {
-	f := buildfile.NewFile("version/defs.bzl", build.TypeBzl)
-	impl := buildfile.Def("_cuda_version_impl", []string{"ctx"},
-		&build.IfStmt{
-			Cond: &build.BinaryExpr{X: &build.DotExpr{X: buildfile.Ident("ctx"), Name: "build_setting_value"}, Op: "not in",
-				Y: &build.DotExpr{X: &build.DotExpr{X: buildfile.Ident("ctx"), Name: "attr"}, Name: "values"}},
-			True: []build.Expr{buildfile.Positional("fail", &build.BinaryExpr{
-				X:  buildfile.Str("--@" + g.opts.Name + "//:version=%s: this repository was generated for CUDA %s"),
-				Op: "%",
-				Y: &build.TupleExpr{List: []build.Expr{
-					&build.DotExpr{X: buildfile.Ident("ctx"), Name: "build_setting_value"},
-					&build.CallExpr{X: &build.DotExpr{X: buildfile.Str(", "), Name: "join"}, List: []build.Expr{&build.DotExpr{X: &build.DotExpr{X: buildfile.Ident("ctx"), Name: "attr"}, Name: "values"}}},
-				}},
-			})},
-		},
-		&build.ReturnStmt{Result: &build.ListExpr{}})
-	f.Stmt = append(f.Stmt,
-		buildfile.Docstring("The CUDA version build setting of @"+g.opts.Name+": --@"+g.opts.Name+"//:version=<version>."),
-		impl,
-		&build.AssignExpr{LHS: buildfile.Ident("cuda_version"), Op: "=", RHS: buildfile.Call("rule",
-			buildfile.Arg("implementation", buildfile.Ident("_cuda_version_impl")),
-			buildfile.Arg("build_setting", buildfile.Call("config.string", buildfile.Arg("flag", buildfile.Ident("True")))),
-			buildfile.Arg("attrs", buildfile.Dict([]string{"values"}, []build.Expr{buildfile.Call("attr.string_list", buildfile.Arg("mandatory", buildfile.Ident("True")))})),
-			buildfile.Arg("doc", buildfile.Str("The CUDA version the hub's targets select; fails on a version the repository was not generated for.")),
-		)})
+// version writes version/BUILD.bazel: a config_setting per CUDA version,
+// named as the version, which the configuration repository's pins select on.
+func (g *generator) version() {
+	f := buildfile.NewFile("version/BUILD.bazel", build.TypeBuild)
+	f.Stmt = append(f.Stmt, buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))))
+	for _, v := range g.versions() {
+		f.Stmt = append(f.Stmt, buildfile.Call("config_setting",
+			buildfile.Arg("name", buildfile.Str(v)),
+			buildfile.Arg("flag_values", buildfile.Dict([]string{"//:version"}, []build.Expr{buildfile.Str(v)}))))
+	}
 	g.put(f)
-	g.put(buildfile.NewFile("version/BUILD.bazel", build.TypeBuild))
 }
 
 func configSetting(v version.Version, p platform.Platform) string {
@@ -551,25 +543,31 @@ func unusableTarget(pkg string, v version.Version, p platform.Platform) string {
 	return pkg + "_" + v.Underscored(v.Parts()) + "_" + platformTarget(p)
 }
 
-// hub writes the root BUILD.bazel: the version setting, a config_setting per
-// (CUDA version, target platform), and an alias per package.
+// hub writes the root BUILD.bazel: the version and capabilities settings
+// (their defaults and allowed versions come from the configuration
+// repository, so cuda_repositories() and the module extension can set
+// them), a config_setting per (CUDA version, target platform), and an alias
+// per package. A default name with versioned siblings (libfoo next to
+// libfoo_8_9) goes through the configuration repository's pins.
 func (g *generator) hub(cfg *config.Config) {
 	f := buildfile.NewFile("BUILD.bazel", build.TypeBuild)
+	cfgRepo := "@" + g.opts.Name + "_config"
 	f.Stmt = append(f.Stmt,
-		buildfile.Load("//rules:cuda.bzl", "cuda_capabilities"),
-		buildfile.Load("//version:defs.bzl", "cuda_version"),
+		buildfile.Load(cfgRepo+"//:config.bzl", "CAPABILITIES", "DEFAULT_VERSION", "GENERATED_VERSIONS", "VERSIONS"),
+		buildfile.Load("//rules:cuda.bzl", "cuda_capabilities", "cuda_host_compiler", "cuda_version"),
 		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))))
 	f.Stmt = append(f.Stmt, buildfile.Call("cuda_capabilities",
 		buildfile.Arg("name", buildfile.Str("capabilities")),
-		buildfile.Arg("build_setting_default", &build.ListExpr{})))
-	def := g.sets[len(g.sets)-1].CUDA.String()
-	if cs := cfg.CUDA(); len(cs) > 0 {
-		def = cs[len(cs)-1].String()
-	}
+		buildfile.Arg("build_setting_default", buildfile.Ident("CAPABILITIES"))))
 	f.Stmt = append(f.Stmt, buildfile.Call("cuda_version",
 		buildfile.Arg("name", buildfile.Str("version")),
-		buildfile.Arg("build_setting_default", buildfile.Str(def)),
-		buildfile.Arg("values", buildfile.StrList(g.versions()))))
+		buildfile.Arg("build_setting_default", buildfile.Ident("DEFAULT_VERSION")),
+		buildfile.Arg("flag", buildfile.Str("--@"+g.opts.Name+"//:version")),
+		buildfile.Arg("generated", buildfile.Ident("GENERATED_VERSIONS")),
+		buildfile.Arg("values", buildfile.Ident("VERSIONS"))))
+	f.Stmt = append(f.Stmt, buildfile.Call("cuda_host_compiler",
+		buildfile.Arg("name", buildfile.Str("host_compiler")),
+		buildfile.Arg("build_setting_default", buildfile.Str(""))))
 	for _, s := range g.sets {
 		for _, t := range g.targets {
 			f.Stmt = append(f.Stmt, buildfile.Call("config_setting",
@@ -578,6 +576,7 @@ func (g *generator) hub(cfg *config.Config) {
 				buildfile.Arg("flag_values", buildfile.Dict([]string{":version"}, []build.Expr{buildfile.Str(s.CUDA.String())}))))
 		}
 	}
+	pinnable := g.pinnable()
 	for _, name := range g.packageNames() {
 		uses := g.packages[name]
 		var keys []string
@@ -594,9 +593,16 @@ func (g *generator) hub(cfg *config.Config) {
 		}
 		keys = append(keys, "//conditions:default")
 		vals = append(vals, buildfile.Str("//unusable:"+name))
+		actual := buildfile.Positional("select", buildfile.Dict(keys, vals))
+		if g.pinned(name, pinnable) {
+			f.Stmt = append(f.Stmt, buildfile.Call("alias",
+				buildfile.Arg("name", buildfile.Str(name)),
+				buildfile.Arg("actual", buildfile.Str(cfgRepo+"//pins:"+name))))
+			name += "__generated"
+		}
 		f.Stmt = append(f.Stmt, buildfile.Call("alias",
 			buildfile.Arg("name", buildfile.Str(name)),
-			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, vals)))))
+			buildfile.Arg("actual", actual)))
 	}
 	g.put(f)
 }

@@ -1,6 +1,7 @@
 package bazel
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -10,12 +11,11 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/platform"
-	"github.com/cudapkgs/cudapkgs/rules"
 )
 
 // rules copies the rule sources of rules/ (with the header) into //rules.
 func (g *generator) rules() {
-	g.tree["rules/cuda.bzl"] = append([]byte(Header+"\n"), rules.CudaBzl...)
+	g.copyRules()
 	g.put(buildfile.NewFile("rules/BUILD.bazel", build.TypeBuild))
 }
 
@@ -115,6 +115,10 @@ func (g *generator) toolchain(cfg *config.Config) {
 					buildfile.Str(strconv.Itoa(hc.GCCMin) + "-" + strconv.Itoa(hc.GCCMax)),
 				})))
 			}
+			args = append(args, buildfile.Arg("host_compiler", &build.CallExpr{
+				X:    &build.DotExpr{X: buildfile.Ident("HOST_COMPILER"), Name: "get"},
+				List: []build.Expr{buildfile.Str(s.CUDA.String()), buildfile.Str("")},
+			}))
 			args = append(args,
 				buildfile.Arg("nvcc", buildfile.Str("@"+u.repo.name+"//:bin/nvcc")),
 				buildfile.Arg("nvcc_files", buildfile.StrList([]string{"@" + u.repo.name + "//:bin"})))
@@ -139,6 +143,10 @@ func (g *generator) toolchain(cfg *config.Config) {
 	for i, st := range f.Stmt {
 		if st == nil {
 			f.Stmt[i] = buildfile.Load("//rules:cuda.bzl", loaded...)
+			if len(loaded) > 1 {
+				f.Stmt = slices.Insert(f.Stmt, 1, build.Expr(buildfile.Load("@"+g.opts.Name+"_config//:config.bzl", "HOST_COMPILER")))
+			}
+			break
 		}
 	}
 	g.put(f)

@@ -31,6 +31,11 @@ type Options struct {
 	Pins          []string // "<product>=8.9" or "<product>@12.2=8.9"
 	Mirrors       []string
 	Plugins       []string // third-party plugins: "path=sha256"
+	// LocalCUDA is the root of an installed CUDA used instead of downloads
+	// for its CUDA version and platform; LocalComponents restricts it to
+	// those components (and requires each).
+	LocalCUDA       *string
+	LocalComponents []string
 }
 
 // Layer is one source of options. Layers apply in order; later ones win.
@@ -74,6 +79,8 @@ type Config struct {
 	targets       []platform.Platform
 	pins          []Pin
 	mirrors       []string
+	localCUDA     string
+	localComps    []string
 	plugins       []Plugin
 	// caps[cuda.String()][target.Name()] is computed once in Evaluate.
 	caps map[string]map[string][]gpu.Capability
@@ -98,6 +105,13 @@ func (c *Config) Pins() []Pin { return append([]Pin(nil), c.pins...) }
 
 // Mirrors are base URLs tried before NVIDIA's.
 func (c *Config) Mirrors() []string { return append([]string(nil), c.mirrors...) }
+
+// LocalCUDA is the root of the installed CUDA to use, or "".
+func (c *Config) LocalCUDA() string { return c.localCUDA }
+
+// LocalComponents are the components to take from LocalCUDA; empty: every
+// one the install has.
+func (c *Config) LocalComponents() []string { return append([]string(nil), c.localComps...) }
 
 // Plugin is a third-party plugin: its program and the sha256 it must have.
 type Plugin struct {
@@ -167,6 +181,12 @@ func (l Literal) Apply(o *Options) error {
 	if set.Pins != nil {
 		o.Pins = set.Pins
 	}
+	if set.LocalCUDA != nil {
+		o.LocalCUDA = set.LocalCUDA
+	}
+	if set.LocalComponents != nil {
+		o.LocalComponents = set.LocalComponents
+	}
 	if set.Mirrors != nil {
 		o.Mirrors = set.Mirrors
 	}
@@ -203,7 +223,13 @@ func Evaluate(avail Available, layers ...Layer) (*Config, error) {
 }
 
 func build(o Options, avail Available) (*Config, error) {
-	c := &Config{mirrors: dedupe(o.Mirrors)}
+	c := &Config{mirrors: dedupe(o.Mirrors), localComps: dedupe(o.LocalComponents)}
+	if o.LocalCUDA != nil {
+		c.localCUDA = *o.LocalCUDA
+	}
+	if len(c.localComps) > 0 && c.localCUDA == "" {
+		return nil, fmt.Errorf("option local_components: %s: set without local_cuda: expected the root of an installed CUDA as well", strings.Join(c.localComps, ", "))
+	}
 	if o.ForwardCompat != nil {
 		c.forwardCompat = *o.ForwardCompat
 	}

@@ -75,9 +75,12 @@ type Archive struct {
 	Variant      string // "cuda12", or "" for unsplit archives
 	URLs         []string
 	RelativePath string
-	SHA256       string
-	Size         int64
-	StripPrefix  string
+	// MirrorPath is what a mirror base URL is followed by: the product's
+	// path and RelativePath, NVIDIA's layout below the base.
+	MirrorPath  string
+	SHA256      string
+	Size        int64
+	StripPrefix string
 }
 
 // Build makes a Set for every configured CUDA version, in parallel, from one
@@ -393,7 +396,8 @@ func (b *builder) resolve(p Product, m *manifest.Manifest, pkg *manifest.Package
 			continue
 		}
 		return Archive{Key: key, Variant: variant, URLs: p.URLs(b.mirrors, a.RelativePath), RelativePath: a.RelativePath,
-			SHA256: a.SHA256, Size: a.Size, StripPrefix: p.stripPrefix(pkg, a)}, true, nil
+			MirrorPath: p.MirrorPath(a.RelativePath),
+			SHA256:     a.SHA256, Size: a.Size, StripPrefix: p.stripPrefix(pkg, a)}, true, nil
 	}
 	return Archive{}, false, b.missing(p, m, pkg, t, keys[0])
 }

@@ -44,10 +44,14 @@ type Product struct {
 func (p Product) URLs(mirrors []string, rel string) []string {
 	var out []string
 	for _, m := range append(append([]string(nil), mirrors...), p.Base) {
-		out = append(out, strings.TrimRight(m, "/")+"/"+strings.Trim(p.Path, "/")+"/"+rel)
+		out = append(out, strings.TrimRight(m, "/")+"/"+p.MirrorPath(rel))
 	}
 	return out
 }
+
+// MirrorPath is the part of an archive's URL below a base (NVIDIA's or a
+// mirror's): the product's path, then the manifest's relative path.
+func (p Product) MirrorPath(rel string) string { return strings.Trim(p.Path, "/") + "/" + rel }
 
 func (p Product) stripPrefix(pkg *manifest.Package, a manifest.Archive) string {
 	if p.StripPrefix != nil {

@@ -6,6 +6,7 @@ package catalog
 
 import (
 	"github.com/cudapkgs/cudapkgs/core/bazel"
+	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -71,3 +72,18 @@ func Toolchain() bazel.Toolchain {
 		},
 	}
 }
+
+// LocalHints say where an installed CUDA states the versions of components
+// whose layout lists none (Debian's): nvcc carries its version in its
+// binary, the runtime and NVRTC in their library file names.
+func LocalHints() []localcuda.Hint {
+	return []localcuda.Hint{
+		{Component: "cuda_nvcc", Rel: "bin/nvcc", Kind: localcuda.KindText, Key: ", V"},
+		{Component: "cuda_cudart", Rel: "lib", Kind: localcuda.KindName, Key: "libcudart.so."},
+		{Component: "cuda_nvrtc", Rel: "lib", Kind: localcuda.KindName, Key: "libnvrtc.so."},
+	}
+}
+
+// LocalIdentify are the components whose versions tell which toolkit
+// release an install is, most telling first.
+func LocalIdentify() []string { return []string{"cuda_nvcc", "cuda_cudart"} }

@@ -43,6 +43,44 @@ cuda_capabilities = rule(
     doc = "--@cuda//:capabilities=8.0,9.0: the GPU capabilities to compile for instead of the generated defaults.",
 )
 
+def _cuda_version_impl(ctx):
+    v = ctx.build_setting_value
+    if v not in ctx.attr.values:
+        if v in ctx.attr.generated:
+            fail("%s=%s: CUDA %s was generated but is not enabled (cuda_repositories(versions = ...) or the cuda.toolkit tag); enabled: %s" % (
+                ctx.attr.flag,
+                v,
+                v,
+                ", ".join(ctx.attr.values),
+            ))
+        fail("%s=%s: this repository was generated for CUDA %s" % (ctx.attr.flag, v, ", ".join(ctx.attr.generated)))
+    return []
+
+cuda_version = rule(
+    implementation = _cuda_version_impl,
+    build_setting = config.string(flag = True),
+    attrs = {
+        "flag": attr.string(mandatory = True, doc = "the flag as users write it, for messages"),
+        "generated": attr.string_list(mandatory = True, doc = "every CUDA version the repository was generated for"),
+        "values": attr.string_list(mandatory = True, doc = "the enabled ones"),
+    },
+    doc = "--@cuda//:version: the CUDA version the hub's targets select; fails on a version that is not enabled.",
+)
+
+CudaHostCompilerInfo = provider(
+    doc = "The value of the host compiler setting.",
+    fields = {"path": "the compiler nvcc runs (-ccbin); empty: found for the CUDA version, else the C++ toolchain's"},
+)
+
+def _cuda_host_compiler_impl(ctx):
+    return [CudaHostCompilerInfo(path = ctx.build_setting_value)]
+
+cuda_host_compiler = rule(
+    implementation = _cuda_host_compiler_impl,
+    build_setting = config.string(flag = True),
+    doc = "--@cuda//:host_compiler=/usr/bin/g++-11: the host compiler nvcc uses, checked against nvcc's supported range.",
+)
+
 def _cuda_gencode_impl(ctx):
     return [CudaGencodeInfo(
         cuda_version = ctx.attr.cuda_version,
@@ -65,6 +103,7 @@ cuda_gencode = rule(
 def _cuda_toolchain_impl(ctx):
     return [platform_common.ToolchainInfo(
         cuda_version = ctx.attr.cuda_version,
+        host_compiler = ctx.attr.host_compiler,
         host_compilers = ctx.attr.host_compilers,
         nvcc = ctx.executable.nvcc,
         nvcc_files = depset(transitive = [f[DefaultInfo].files for f in ctx.attr.nvcc_files]),
@@ -74,6 +113,7 @@ cuda_toolchain = rule(
     implementation = _cuda_toolchain_impl,
     attrs = {
         "cuda_version": attr.string(mandatory = True),
+        "host_compiler": attr.string(doc = "the host compiler found within the supported range (the configuration repository's probe); empty: the C++ toolchain's"),
         "host_compilers": attr.string_dict(doc = "family (gcc, clang) -> inclusive major range \"lo-hi\""),
         "nvcc": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
         "nvcc_files": attr.label_list(allow_files = True, cfg = "exec"),
@@ -139,7 +179,9 @@ def _cuda_library_impl(ctx):
     else:
         gencode = gencode_info.flags
 
-    cc = cc_toolchain.compiler_executable
+    # The host compiler: --@cuda//:host_compiler, else the newest one within nvcc's range found on this
+    # machine, else the C++ toolchain's. The check action below fails with the range on a wrong one.
+    cc = ctx.attr._host_compiler[CudaHostCompilerInfo].path or tc.host_compiler or cc_toolchain.compiler_executable
     cc_files = cc_toolchain.all_files
     check = ctx.actions.declare_file("_cuda/%s/host_compiler" % ctx.label.name)
     ctx.actions.run_shell(
@@ -230,6 +272,7 @@ cuda_library = rule(
         "_cuda": attr.label_list(default = [Label("//toolchain:runtime")], providers = [_CcInfo]),
         "_gencode": attr.label(default = Label("//toolchain:gencode")),
         "_headers": attr.label(default = Label("//toolchain:headers"), providers = [_CcInfo]),
+        "_host_compiler": attr.label(default = Label("//:host_compiler")),
     },
     fragments = ["cpp"],
     toolchains = [_NVCC_TOOLCHAIN, _CC_TOOLCHAIN],

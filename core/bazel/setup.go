@@ -1,0 +1,276 @@
+package bazel
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bazelbuild/buildtools/build"
+
+	"github.com/cudapkgs/cudapkgs/core/buildfile"
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/gpu"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/rules"
+)
+
+// The repository's setup is split in two: what was generated is data
+// (generated.bzl), and one Starlark implementation (//rules:setup.bzl,
+// copied from rules/) turns it into repositories for both entry points,
+// the WORKSPACE macro (repositories.bzl) and the module extension
+// (extensions.bzl). So WORKSPACE and bzlmod users get the same settings
+// with the same checks and messages.
+
+// repositories writes repositories.bzl, the WORKSPACE entry point, and
+// repos/BUILD.bazel, which exports the archives' BUILD files.
+func (g *generator) repositories() {
+	f := buildfile.NewFile("repositories.bzl", build.TypeBzl)
+	macro := g.opts.Name + "_repositories"
+	f.Stmt = append(f.Stmt,
+		buildfile.Docstring("WORKSPACE: "+macro+"() declares the archives behind @"+g.opts.Name+" (see //rules:setup.bzl for its arguments)."),
+		&build.LoadStmt{Module: buildfile.Str("//rules:setup.bzl"), From: []*build.Ident{buildfile.Ident("cuda_repositories")},
+			To: []*build.Ident{buildfile.Ident("_cuda_repositories")}, ForceCompact: true},
+		&build.AssignExpr{LHS: buildfile.Ident(macro), Op: "=", RHS: buildfile.Ident("_cuda_repositories")})
+	g.put(f)
+
+	var files []string
+	for _, r := range g.sortedRepos() {
+		files = append(files, r.name+".BUILD")
+	}
+	b := buildfile.NewFile("repos/BUILD.bazel", build.TypeBuild)
+	if len(files) > 0 {
+		b.Stmt = append(b.Stmt, buildfile.Positional("exports_files", buildfile.SortedStrList(files)))
+	}
+	g.put(b)
+}
+
+// module writes MODULE.bazel: the generated repository is a Bazel module
+// too. Its own use_repo lists every archive (the hub's aliases point at
+// them); a user's MODULE.bazel needs none.
+func (g *generator) module() {
+	f := buildfile.NewFile("MODULE.bazel", build.TypeBuild)
+	repos := []string{g.opts.Name + "_config"}
+	for _, r := range g.sortedRepos() {
+		repos = append(repos, r.name)
+	}
+	use := &build.CallExpr{X: buildfile.Ident("use_repo"), List: []build.Expr{buildfile.Ident("cuda")}, ForceMultiLine: true}
+	for _, r := range repos {
+		use.List = append(use.List, buildfile.Str(r))
+	}
+	f.Stmt = append(f.Stmt,
+		buildfile.Call("module", buildfile.Arg("name", buildfile.Str(g.opts.Name))),
+		// The oldest releases with what the generated files use; a root
+		// module's newer ones win (minimal version selection).
+		buildfile.Call("bazel_dep", buildfile.Arg("name", buildfile.Str("platforms")), buildfile.Arg("version", buildfile.Str("0.0.8"))),
+		buildfile.Call("bazel_dep", buildfile.Arg("name", buildfile.Str("rules_cc")), buildfile.Arg("version", buildfile.Str("0.0.9"))),
+		&build.AssignExpr{LHS: buildfile.Ident("cuda"), Op: "=", RHS: buildfile.Positional("use_extension", buildfile.Str("//:extensions.bzl"), buildfile.Str("cuda"))},
+		use,
+		buildfile.Positional("register_toolchains", buildfile.Str("//toolchain:all")))
+	g.put(f)
+}
+
+// generatedData writes generated.bzl: everything //rules:setup.bzl needs
+// to know about what was generated.
+func (g *generator) generatedData(cfg *config.Config) {
+	f := buildfile.NewFile("generated.bzl", build.TypeBzl)
+	assign := func(name string, v build.Expr) {
+		f.Stmt = append(f.Stmt, &build.AssignExpr{LHS: buildfile.Ident(name), Op: "=", RHS: v})
+	}
+	f.Stmt = append(f.Stmt, buildfile.Docstring("What cudapkgs generate wrote into @"+g.opts.Name+": data for //rules:setup.bzl."))
+	assign("NAME", buildfile.Str(g.opts.Name))
+	assign("VERSIONS", buildfile.StrList(g.versions()))
+	assign("DEFAULT_VERSION", buildfile.Str(g.defaultVersion(cfg)))
+	var plats []string
+	for _, t := range g.targets {
+		plats = append(plats, t.Name())
+	}
+	assign("PLATFORMS", buildfile.SortedStrList(plats))
+	// Empty: the -gencode defaults generated per CUDA version and platform.
+	assign("CAPABILITIES", &build.ListExpr{})
+	assign("LOCAL", g.localData())
+
+	var hcKeys []string
+	var hcVals []build.Expr
+	for _, s := range g.sets {
+		hc, err := gpu.HostCompilersFor(s.CUDA)
+		if err != nil {
+			continue
+		}
+		hcKeys = append(hcKeys, s.CUDA.String())
+		hcVals = append(hcVals, buildfile.Dict([]string{"clang", "gcc"}, []build.Expr{intPair(hc.ClangMin, hc.ClangMax), intPair(hc.GCCMin, hc.GCCMax)}))
+	}
+	assign("HOST_COMPILERS", buildfile.Dict(hcKeys, hcVals))
+
+	pinnable := g.pinnable()
+	var pKeys []string
+	var pVals []build.Expr
+	for _, product := range slices.Sorted(maps.Keys(pinnable)) {
+		p := pinnable[product]
+		var rKeys []string
+		var rVals []build.Expr
+		for _, s := range g.sets {
+			if rs, ok := p.releases[s.CUDA.String()]; ok {
+				rKeys = append(rKeys, s.CUDA.String())
+				rVals = append(rVals, buildfile.StrList(rs))
+			}
+		}
+		pKeys = append(pKeys, product)
+		pVals = append(pVals, buildfile.Dict([]string{"packages", "releases"}, []build.Expr{buildfile.SortedStrList(p.packages), buildfile.Dict(rKeys, rVals)}))
+	}
+	assign("PINNABLE", buildfile.Dict(pKeys, pVals))
+
+	var aKeys []string
+	var aVals []build.Expr
+	for _, r := range g.sortedRepos() {
+		files := make([]pkgsetFile, 0, len(r.files))
+		for f := range r.files {
+			files = append(files, pkgsetFile{f.Path, f.Kind})
+		}
+		sort.Slice(files, func(i, j int) bool {
+			return files[i].path < files[j].path || files[i].path == files[j].path && files[i].kind < files[j].kind
+		})
+		var fk []string
+		var fv []build.Expr
+		for i, f := range files {
+			if i > 0 && files[i-1].path == f.path {
+				continue
+			}
+			fk = append(fk, f.path)
+			fv = append(fv, buildfile.Str(f.kind))
+		}
+		aKeys = append(aKeys, r.name)
+		aVals = append(aVals, buildfile.Dict(
+			[]string{"component", "cuda", "files", "key", "mirror_path", "platforms", "sha256", "strip_prefix", "targets", "urls", "version"},
+			[]build.Expr{
+				buildfile.Str(r.manifest),
+				buildfile.StrList(sortedVersions(r.cuda)),
+				buildfile.Dict(fk, fv),
+				buildfile.Str(r.archive.Key),
+				buildfile.Str(r.archive.MirrorPath),
+				buildfile.SortedStrList(slices.Collect(maps.Keys(r.platforms))),
+				buildfile.Str(r.archive.SHA256),
+				buildfile.Str(r.archive.StripPrefix),
+				buildfile.SortedStrList(r.targets),
+				buildfile.StrList(r.archive.URLs), // mirrors first: keep the order
+				buildfile.Str(r.version.String()),
+			}))
+	}
+	assign("ARCHIVES", buildfile.Dict(aKeys, aVals))
+	g.put(f)
+}
+
+type pkgsetFile struct{ path, kind string }
+
+func intPair(a, b int) *build.ListExpr {
+	return &build.ListExpr{List: []build.Expr{&build.LiteralExpr{Token: strconv.Itoa(a)}, &build.LiteralExpr{Token: strconv.Itoa(b)}}}
+}
+
+func sortedVersions(set map[string]bool) []string {
+	vs := make([]version.Version, 0, len(set))
+	for s := range set {
+		vs = append(vs, version.MustParse(s))
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Less(vs[j]) })
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}
+
+// defaultVersion is the newest configured CUDA version (or generated set).
+func (g *generator) defaultVersion(cfg *config.Config) string {
+	if cs := cfg.CUDA(); len(cs) > 0 {
+		return cs[len(cs)-1].String()
+	}
+	return g.sets[len(g.sets)-1].CUDA.String()
+}
+
+// localData is LOCAL: the installed CUDA generation read, per archive it
+// replaces, the install's file for each of the archive's paths.
+func (g *generator) localData() build.Expr {
+	l := g.opts.Local
+	if l == nil || len(l.Archives) == 0 {
+		return &build.DictExpr{}
+	}
+	var names, comps []string
+	var vals []build.Expr
+	for _, r := range g.sortedRepos() {
+		files, ok := l.Archives[r.archive.SHA256]
+		if !ok {
+			continue
+		}
+		names = append(names, r.name)
+		if !slices.Contains(comps, r.manifest) {
+			comps = append(comps, r.manifest)
+		}
+		var fk []string
+		var fv []build.Expr
+		for _, rel := range slices.Sorted(maps.Keys(files)) {
+			fk = append(fk, rel)
+			fv = append(fv, buildfile.Str(files[rel]))
+		}
+		vals = append(vals, buildfile.Dict(fk, fv))
+	}
+	return buildfile.Dict([]string{"archives", "components", "path"},
+		[]build.Expr{buildfile.Dict(names, vals), buildfile.SortedStrList(comps), buildfile.Str(l.Path)})
+}
+
+type pinnableProduct struct {
+	packages []string
+	releases map[string][]string // CUDA version -> major.minor releases with versioned names
+}
+
+// pinnable finds the products that have versioned names (libfoo_8_9): their
+// default names can be pinned to one of them when the repositories are
+// declared.
+func (g *generator) pinnable() map[string]*pinnableProduct {
+	out := map[string]*pinnableProduct{}
+	for _, s := range g.sets {
+		for _, pkg := range s.Packages {
+			if pkg.Name == pkg.Manifest || !strings.HasPrefix(pkg.Name, pkg.Manifest+"_") {
+				continue
+			}
+			p := out[pkg.Product]
+			if p == nil {
+				p = &pinnableProduct{releases: map[string][]string{}}
+				out[pkg.Product] = p
+			}
+			if !slices.Contains(p.packages, pkg.Manifest) {
+				p.packages = append(p.packages, pkg.Manifest)
+			}
+			mm := strings.ReplaceAll(strings.TrimPrefix(pkg.Name, pkg.Manifest+"_"), "_", ".")
+			if rs := p.releases[s.CUDA.String()]; !slices.Contains(rs, mm) {
+				p.releases[s.CUDA.String()] = append(rs, mm)
+			}
+		}
+	}
+	for _, p := range out {
+		for v, rs := range p.releases {
+			sort.Slice(rs, func(i, j int) bool { return version.MustParse(rs[i]).Less(version.MustParse(rs[j])) })
+			p.releases[v] = rs
+		}
+	}
+	return out
+}
+
+// pinned reports whether a package's default name goes through the
+// configuration repository's pins.
+func (g *generator) pinned(name string, pinnable map[string]*pinnableProduct) bool {
+	for _, p := range pinnable {
+		if slices.Contains(p.packages, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// copyRules copies the Starlark sources of rules/ into the tree.
+func (g *generator) copyRules() {
+	g.tree["rules/cuda.bzl"] = append([]byte(Header+"\n"), rules.CudaBzl...)
+	g.tree["rules/setup.bzl"] = append([]byte(Header+"\n"), rules.SetupBzl...)
+	g.tree["rules/local.bzl"] = append([]byte(Header+"\n"), rules.LocalBzl...)
+	g.tree["extensions.bzl"] = append([]byte(Header+"\n"), rules.ExtensionsBzl...)
+}
