@@ -1,0 +1,59 @@
+# Shell helpers shared by the integration tiers (integration/run: Bazel 4.2.3,
+# WORKSPACE; integration/bazel7: Bazel 7.x with bzlmod in a Debian sid chroot).
+# Sourced, not run:
+#
+#   . "$ROOT/integration/lib.sh"
+#
+# The sourcing script sets LOG (the folder of the Bazel logs) before the first
+# bz, and BAZEL (the bazel binary) unless it redefines bazel_cmd. Two hooks
+# may be redefined after sourcing, for a Bazel that runs elsewhere (a chroot):
+#   bazel_cmd ARGS...  runs Bazel in the current workspace
+#   in_ws CMD ARGS...  runs a command (strings, file, readelf) where Bazel's
+#                      output paths (bazel-bin/...) resolve
+# TIER names the script in messages (default: integration/<script name>).
+
+TIER=${TIER:-integration/$(basename "$0")}
+START=$(date +%s)
+STEP_START=$START
+
+step() {
+  local now; now=$(date +%s)
+  echo "== [$((now - START))s] $*"
+  STEP_START=$now
+}
+fail() {
+  echo "$TIER: FAIL: $*" >&2
+  exit 1
+}
+
+bazel_cmd() { "$BAZEL" "$@"; }
+in_ws() { "$@"; }
+
+# bz NAME ARGS...: runs bazel, output in $LOG/NAME.{out,err}; fails the run on error.
+bz() {
+  local name=$1; shift
+  if ! bazel_cmd "$@" >"$LOG/$name.out" 2>"$LOG/$name.err"; then
+    tail -n 40 "$LOG/$name.err" >&2
+    fail "bazel $* (log: $LOG/$name.err)"
+  fi
+}
+# bz_fails NAME ARGS...: bazel must fail; stderr in $LOG/NAME.err.
+bz_fails() {
+  local name=$1; shift
+  if bazel_cmd "$@" >"$LOG/$name.out" 2>"$LOG/$name.err"; then
+    fail "bazel $* succeeded; it must fail"
+  fi
+}
+expect_in() { # FILE TEXT
+  grep -qF -- "$2" "$1" || { tail -n 30 "$1" >&2; fail "$(basename "$1") does not contain: $2"; }
+}
+nvcc_fixture() { # BINARY: the nvcc-fixture string the fake nvcc embedded
+  in_ws strings -a "$1" | grep -m 1 '^nvcc-fixture:' || true
+}
+expect_nvcc() { # BINARY WANT (a prefix of the embedded string)
+  local got; got=$(nvcc_fixture "$1")
+  case "$got" in "$2"*) ;; *) fail "$1 was compiled by '$got', want '$2…'" ;; esac
+}
+processes() { # FILE: Bazel's last "INFO: N processes: ..." line
+  grep -E '^INFO: [0-9]+ process(es)?: ' "$1" | tail -n 1 || true
+}
