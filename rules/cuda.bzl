@@ -200,8 +200,10 @@ def _cuda_library_impl(ctx):
         args_common.append("-D" + d)
     for i in cctx.includes.to_list():
         args_common += ["-I", i]
+
+    # nvcc has no -iquote: quote includes become -I (a superset: <> includes search them too).
     for i in cctx.quote_includes.to_list():
-        args_common += ["-iquote", i]
+        args_common += ["-I", i]
     for i in cctx.system_includes.to_list():
         args_common += ["-isystem", i]
     args_common += ["--compiler-options", "-fPIC"] + ctx.attr.copts
@@ -218,6 +220,10 @@ def _cuda_library_impl(ctx):
             arguments = ["-x", "cu", "-c", src.path, "-o", obj.path] + args_common,
             inputs = inputs,
             outputs = [obj],
+            # nvcc runs its tools (cicc, ptxas, fatbinary) through the shell: its own folder first (an
+            # archive's bin holds them all; a local install's links them), then the system's, which
+            # Debian's nvcc.profile expects.
+            env = {"PATH": tc.nvcc.dirname + ":/usr/bin:/bin"},
             mnemonic = "NvccCompile",
             progress_message = "Compiling %s with nvcc %s" % (src.short_path, tc.cuda_version),
         )

@@ -428,7 +428,18 @@ func (g *generator) repoBuild(r *repo) {
 		b.Stmt = append(b.Stmt, buildfile.Positional("exports_files", buildfile.SortedStrList(bins)))
 	}
 	if len(data) > 0 {
-		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("data")), buildfile.Arg("srcs", buildfile.SortedStrList(data))))
+		// Data entries are files or folders (crt, libdevice): a glob gives a
+		// folder's files rather than one opaque directory artifact, and an
+		// entry an archive lacks leaves the group smaller instead of failing
+		// every action that takes it as input.
+		var patterns []string
+		for _, d := range data {
+			patterns = append(patterns, d, d+"/**")
+		}
+		glob := buildfile.Call("glob", buildfile.Arg("include", buildfile.SortedStrList(patterns)), buildfile.Arg("allow_empty", buildfile.Ident("True")))
+		fg := buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("data")), buildfile.Arg("srcs", glob))
+		fg.Comments.Before = []build.Comment{{Token: "# Files or folders, each optional: a constant pattern is meant."}, {Token: "# buildifier: disable=constant-glob"}}
+		b.Stmt = append(b.Stmt, fg)
 	}
 	r.targets = append(targetNames(b), bins...)
 	sort.Strings(r.targets)

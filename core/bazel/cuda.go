@@ -121,7 +121,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 			}))
 			args = append(args,
 				buildfile.Arg("nvcc", buildfile.Str("@"+u.repo.name+"//:bin/nvcc")),
-				buildfile.Arg("nvcc_files", buildfile.StrList([]string{"@" + u.repo.name + "//:bin"})))
+				buildfile.Arg("nvcc_files", buildfile.StrList(u.repo.nvccFiles())))
 			f.Stmt = append(f.Stmt, buildfile.Call("cuda_toolchain", args...))
 			f.Stmt = append(f.Stmt, buildfile.Call("toolchain",
 				buildfile.Arg("name", buildfile.Str(s.CUDA.String()+"_"+platformTarget(t))),
@@ -172,4 +172,18 @@ func (r *repo) hasFile(p string) bool {
 		}
 	}
 	return false
+}
+
+// nvccFiles are the compiler archive's targets an nvcc action needs as
+// inputs: its tools, and its data (nvcc.profile, which tells nvcc where
+// cicc and libdevice are; crt; libdevice), without which a sandboxed nvcc
+// finds none of them.
+func (r *repo) nvccFiles() []string {
+	out := []string{"@" + r.name + "//:bin"}
+	for f := range r.files {
+		if f.Kind == "data" {
+			return append(out, "@"+r.name+"//:data")
+		}
+	}
+	return out
 }
