@@ -122,6 +122,7 @@ func localFiles(in *localcuda.Install, pkg *pkgset.Package, target platform.Plat
 	if v, ok := in.Components[pkg.Name]; ok && !v.Equal(pkg.Version) {
 		problems = append(problems, fmt.Sprintf("the install has version %s (%s), the release %s", v, in.From[pkg.Name], pkg.Version))
 	}
+	_, evidence := in.Components[pkg.Name]
 	files := map[string]string{}
 	for _, f := range pkg.Files[target.Name()] {
 		m, ok := in.Find(pkg.Name, f.Path)
@@ -134,7 +135,12 @@ func localFiles(in *localcuda.Install, pkg *pkgset.Package, target platform.Plat
 			files[f.Path] = m.Path + "|system"
 		default:
 			files[f.Path] = m.Path
+			// A folder every component shares says nothing about this one.
+			evidence = evidence || !(m.Dir && (m.Merged || m.System))
 		}
+	}
+	if len(problems) == 0 && !evidence {
+		problems = append(problems, "nothing of it is in the install but folders every component shares, and the install states no version of it")
 	}
 	return files, problems
 }

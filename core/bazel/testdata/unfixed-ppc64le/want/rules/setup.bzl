@@ -60,15 +60,21 @@ def cuda_settings(
     platforms = [_PLATFORM_ALIASES.get(p, p) for p in (platforms or PLATFORMS)]
     _check_subset("target platform", platforms, PLATFORMS, where)
     pin_targets = {}
-    for key, release in (pins or {}).items():
+
+    # Product-wide pins first, then per-CUDA ones, so that a pin for one CUDA version wins whatever the order.
+    for key, release in sorted((pins or {}).items(), key = lambda kv: "@" in kv[0]):
         product, _, cuda = key.partition("@")
         if product not in PINNABLE:
             fail("%s: pin %s: %s has no versioned releases in this repository; pinnable: %s" % (where, key, product, ", ".join(sorted(PINNABLE.keys())) or "none"))
         mm = ".".join(release.split(".")[:2])
+        if cuda and cuda not in VERSIONS:
+            fail("%s: pin %s: CUDA %s was not generated; this repository has %s" % (where, key, cuda, ", ".join(VERSIONS)))
         for v in ([cuda] if cuda else versions):
             offered = PINNABLE[product]["releases"].get(v)
             if offered == None:
-                fail("%s: pin %s: CUDA %s was not generated; this repository has %s" % (where, key, v, ", ".join(VERSIONS)))
+                if not cuda:
+                    continue  # a product-wide pin applies where the product has versioned releases
+                fail("%s: pin %s: CUDA %s offers no versioned %s releases" % (where, key, v, product))
             if mm not in offered:
                 fail("%s: pin %s=%s: CUDA %s offers %s %s" % (where, key, release, v, product, ", ".join(offered)))
             for pkg in PINNABLE[product]["packages"]:
@@ -79,7 +85,7 @@ def cuda_settings(
         local = None
     else:
         if not LOCAL:
-            fail("%s: local CUDA %s: this repository was generated without one; run cudapkgs generate --local-cuda %s" % (where, local["path"], local["path"]))
+            fail("%s: local CUDA %s: this repository was generated without one; run cudapkgs generate --local-cuda %s" % (where, local["path"] or "(no path)", local["path"] or "PATH"))
         if local.get("path") and local["path"] != LOCAL["path"]:
             fail("%s: local CUDA %s: this repository was generated for the install at %s; run cudapkgs generate --local-cuda %s" % (where, local["path"], LOCAL["path"], local["path"]))
         components = local.get("components") or LOCAL["components"]
@@ -197,7 +203,7 @@ def cuda_repositories(
     local = local_cuda
     if local_cuda:
         local = {"components": local_components, "path": local_cuda}
-    elif local_components:
+    elif local_cuda == None and local_components:
         local = {"components": local_components, "path": LOCAL.get("path", "")}
     cuda_declare(cuda_settings(versions, default_version, platforms, capabilities, mirrors, pins, local, where = "cuda_repositories()"))
     if register_toolchains:
