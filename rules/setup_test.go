@@ -50,32 +50,32 @@ PINNABLE = {
 _NV = "https://developer.download.nvidia.com/compute/cuda/redist/"
 ARCHIVES = {
     "cuda_cudart_12_6_77_linux_aarch64": {
-        "component": "cuda_cudart", "cuda": ["12.6.3"], "files": {}, "key": "linux-aarch64",
+        "component": "cuda_cudart", "cuda": ["12.6.3"], "key": "linux-aarch64",
         "mirror_path": "cuda_cudart/linux-aarch64/cudart-12.6.77.tar.xz", "platforms": ["linux-jetson"],
         "sha256": "a64", "strip_prefix": "cudart-aarch64", "targets": ["cuda_cudart", "headers"],
         "urls": [_NV + "cuda_cudart/linux-aarch64/cudart-12.6.77.tar.xz"], "version": "12.6.77",
     },
     "cuda_cudart_12_6_77_linux_x86_64": {
-        "component": "cuda_cudart", "cuda": ["12.6.3"], "files": {}, "key": "linux-x86_64",
+        "component": "cuda_cudart", "cuda": ["12.6.3"], "key": "linux-x86_64",
         "mirror_path": "cuda_cudart/linux-x86_64/cudart-12.6.77.tar.xz", "platforms": ["linux-x86_64"],
         "sha256": "x64", "strip_prefix": "cudart-x86_64", "targets": ["cuda_cudart", "headers"],
         "urls": [_NV + "cuda_cudart/linux-x86_64/cudart-12.6.77.tar.xz"], "version": "12.6.77",
     },
     "cuda_nvcc_12_4_131_linux_x86_64": {
-        "component": "cuda_nvcc", "cuda": ["12.4.1"], "files": {}, "key": "linux-x86_64",
+        "component": "cuda_nvcc", "cuda": ["12.4.1"], "key": "linux-x86_64",
         "mirror_path": "cuda_nvcc/linux-x86_64/nvcc-12.4.131.tar.xz", "platforms": ["linux-x86_64"],
         "sha256": "n124", "strip_prefix": "nvcc-12.4",  "targets": ["nvcc"],
         "urls": ["https://mirror.example/redist/cuda_nvcc/linux-x86_64/nvcc-12.4.131.tar.xz", _NV + "cuda_nvcc/linux-x86_64/nvcc-12.4.131.tar.xz"],
         "version": "12.4.131",
     },
     "cuda_nvcc_12_6_85_linux_x86_64": {
-        "component": "cuda_nvcc", "cuda": ["12.6.3"], "files": {}, "key": "linux-x86_64",
+        "component": "cuda_nvcc", "cuda": ["12.6.3"], "key": "linux-x86_64",
         "mirror_path": "cuda_nvcc/linux-x86_64/nvcc-12.6.85.tar.xz", "platforms": ["linux-x86_64"],
         "sha256": "n126", "strip_prefix": "nvcc-12.6", "targets": ["nvcc"],
         "urls": [_NV + "cuda_nvcc/linux-x86_64/nvcc-12.6.85.tar.xz"], "version": "12.6.85",
     },
     "cudnn_9_1_0_linux_x86_64": {
-        "component": "cudnn", "cuda": ["12.4.1", "12.6.3"], "files": {}, "key": "linux-x86_64",
+        "component": "cudnn", "cuda": ["12.4.1", "12.6.3"], "key": "linux-x86_64",
         "mirror_path": "", "platforms": ["linux-x86_64"],
         "sha256": "dnn", "strip_prefix": "", "targets": ["cudnn"],
         "urls": ["https://example.com/cudnn-9.1.0.tar.xz"], "version": "9.1.0",

@@ -276,7 +276,15 @@ func (g *generator) formatAll() {
 			}
 		}()
 	}
-	for i := range g.files {
+	// The few big files (hub, data, unusable targets) go first, so no
+	// worker is left formatting one of them after the others are done.
+	order := make([]int, len(g.files))
+	for i := range order {
+		order[i] = i
+	}
+	big := map[string]bool{"BUILD.bazel": true, "generated.bzl": true, "unusable/BUILD.bazel": true, "MODULE.bazel": true}
+	sort.SliceStable(order, func(a, b int) bool { return big[g.files[order[a]].Path] && !big[g.files[order[b]].Path] })
+	for _, i := range order {
 		work <- i
 	}
 	close(work)

@@ -124,29 +124,12 @@ func (g *generator) generatedData(cfg *config.Config) {
 	var aKeys []string
 	var aVals []build.Expr
 	for _, r := range g.sortedRepos() {
-		files := make([]pkgsetFile, 0, len(r.files))
-		for f := range r.files {
-			files = append(files, pkgsetFile{f.Path, f.Kind})
-		}
-		sort.Slice(files, func(i, j int) bool {
-			return files[i].path < files[j].path || files[i].path == files[j].path && files[i].kind < files[j].kind
-		})
-		var fk []string
-		var fv []build.Expr
-		for i, f := range files {
-			if i > 0 && files[i-1].path == f.path {
-				continue
-			}
-			fk = append(fk, f.path)
-			fv = append(fv, buildfile.Str(f.kind))
-		}
 		aKeys = append(aKeys, r.name)
 		aVals = append(aVals, buildfile.Dict(
-			[]string{"component", "cuda", "files", "key", "mirror_path", "platforms", "sha256", "strip_prefix", "targets", "urls", "version"},
+			[]string{"component", "cuda", "key", "mirror_path", "platforms", "sha256", "strip_prefix", "targets", "urls", "version"},
 			[]build.Expr{
 				buildfile.Str(r.manifest),
 				buildfile.StrList(sortedVersions(r.cuda)),
-				buildfile.Dict(fk, fv),
 				buildfile.Str(r.archive.Key),
 				buildfile.Str(r.archive.MirrorPath),
 				buildfile.SortedStrList(slices.Collect(maps.Keys(r.platforms))),
@@ -160,8 +143,6 @@ func (g *generator) generatedData(cfg *config.Config) {
 	assign("ARCHIVES", buildfile.Dict(aKeys, aVals))
 	g.put(f)
 }
-
-type pkgsetFile struct{ path, kind string }
 
 func intPair(a, b int) *build.ListExpr {
 	return &build.ListExpr{List: []build.Expr{&build.LiteralExpr{Token: strconv.Itoa(a)}, &build.LiteralExpr{Token: strconv.Itoa(b)}}}

@@ -35,12 +35,6 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_4_127_linux_aarch64": {
         "component": "cuda_cudart",
         "cuda": ["12.4.1"],
-        "files": {
-            "include": "headers",
-            "lib/libcudart.so.12": "shared_lib",
-            "lib/libcudart_static.a": "static_lib",
-            "lib/stubs/libcuda.so": "stub_lib",
-        },
         "key": "linux-aarch64",
         "mirror_path": "",
         "platforms": ["linux-jetson"],
@@ -63,12 +57,6 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_4_127_linux_sbsa": {
         "component": "cuda_cudart",
         "cuda": ["12.4.1"],
-        "files": {
-            "include": "headers",
-            "lib/libcudart.so.12": "shared_lib",
-            "lib/libcudart_static.a": "static_lib",
-            "lib/stubs/libcuda.so": "stub_lib",
-        },
         "key": "linux-sbsa",
         "mirror_path": "",
         "platforms": ["linux-sbsa"],
@@ -91,12 +79,6 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_4_127_linux_x86_64": {
         "component": "cuda_cudart",
         "cuda": ["12.4.1"],
-        "files": {
-            "include": "headers",
-            "lib/libcudart.so.12": "shared_lib",
-            "lib/libcudart_static.a": "static_lib",
-            "lib/stubs/libcuda.so": "stub_lib",
-        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
@@ -119,12 +101,6 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_6_77_linux_aarch64": {
         "component": "cuda_cudart",
         "cuda": ["12.6.3"],
-        "files": {
-            "include": "headers",
-            "lib/libcudart.so.12": "shared_lib",
-            "lib/libcudart_static.a": "static_lib",
-            "lib/stubs/libcuda.so": "stub_lib",
-        },
         "key": "linux-aarch64",
         "mirror_path": "",
         "platforms": ["linux-jetson"],
@@ -147,12 +123,6 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_6_77_linux_sbsa": {
         "component": "cuda_cudart",
         "cuda": ["12.6.3"],
-        "files": {
-            "include": "headers",
-            "lib/libcudart.so.12": "shared_lib",
-            "lib/libcudart_static.a": "static_lib",
-            "lib/stubs/libcuda.so": "stub_lib",
-        },
         "key": "linux-sbsa",
         "mirror_path": "",
         "platforms": ["linux-sbsa"],
@@ -175,12 +145,6 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_6_77_linux_x86_64": {
         "component": "cuda_cudart",
         "cuda": ["12.6.3"],
-        "files": {
-            "include": "headers",
-            "lib/libcudart.so.12": "shared_lib",
-            "lib/libcudart_static.a": "static_lib",
-            "lib/stubs/libcuda.so": "stub_lib",
-        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
@@ -203,12 +167,6 @@ ARCHIVES = {
     "cuda_cuda_nvcc_12_4_1_linux_x86_64": {
         "component": "cuda_nvcc",
         "cuda": ["12.4.1"],
-        "files": {
-            "bin/nvcc": "binary",
-            "bin/ptxas": "binary",
-            "include": "headers",
-            "nvvm/libdevice/libdevice.10.bc": "data",
-        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
@@ -231,12 +189,6 @@ ARCHIVES = {
     "cuda_cuda_nvcc_12_6_3_linux_x86_64": {
         "component": "cuda_nvcc",
         "cuda": ["12.6.3"],
-        "files": {
-            "bin/nvcc": "binary",
-            "bin/ptxas": "binary",
-            "include": "headers",
-            "nvvm/libdevice/libdevice.10.bc": "data",
-        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
@@ -262,12 +214,6 @@ ARCHIVES = {
             "12.4.1",
             "12.6.3",
         ],
-        "files": {
-            "include": "headers",
-            "lib/libcudnn.so.8": "shared_lib",
-            "lib/libcudnn_ops_infer.so.8": "shared_lib",
-            "lib/libcudnn_static.a": "static_lib",
-        },
         "key": "linux-sbsa",
         "mirror_path": "",
         "platforms": ["linux-sbsa"],
@@ -293,12 +239,6 @@ ARCHIVES = {
             "12.4.1",
             "12.6.3",
         ],
-        "files": {
-            "include": "headers",
-            "lib/libcudnn.so.8": "shared_lib",
-            "lib/libcudnn_ops_infer.so.8": "shared_lib",
-            "lib/libcudnn_static.a": "static_lib",
-        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],

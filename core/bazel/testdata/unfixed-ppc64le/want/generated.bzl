@@ -20,7 +20,6 @@ ARCHIVES = {
     "cuda_mylib_1_2_3_linux_ppc64le": {
         "component": "mylib",
         "cuda": ["12.4.1"],
-        "files": {},
         "key": "linux-ppc64le",
         "mirror_path": "",
         "platforms": ["linux-ppc64le"],
@@ -36,7 +35,6 @@ ARCHIVES = {
     "cuda_mylib_1_2_3_linux_x86_64": {
         "component": "mylib",
         "cuda": ["12.4.1"],
-        "files": {},
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
