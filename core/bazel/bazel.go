@@ -21,6 +21,7 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 
+	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
@@ -67,41 +68,17 @@ type Toolchain struct {
 // Tree maps a path relative to the output root to the file's bytes.
 type Tree = buildfile.Tree
 
-// repo is one http_archive: one distinct archive (by sha256), whatever
-// number of packages, CUDA versions and platforms it serves.
-type repo struct {
-	name     string
-	manifest string // the package's name in its manifest: the top target
-	version  version.Version
-	archive  pkgset.Archive
-	// cuda and platforms are the CUDA versions and target platforms the
-	// archive serves; targets the names its BUILD file defines that others
-	// refer to (repoBuild fills them).
-	cuda      map[string]bool
-	platforms map[string]bool
-	targets   []string
-	files     map[pkgset.File]bool
-	// deps and data are the package's edges, by their names in the hub:
-	// linked libraries, and libraries loaded at run time (runfiles).
-	deps, data map[string]bool
-}
-
-// use is what the hub's alias for one package maps one (CUDA version,
-// target platform) to: a repository, or the reasons there is none.
-type use struct {
-	repo    *repo
-	reasons []string
-}
-
 type generator struct {
-	opts     Options
-	sets     []*pkgset.Set
-	targets  []platform.Platform
-	repos    map[string]*repo // by sha256
-	byName   map[string]*repo
-	packages map[string]map[string]use // package -> key(version, platform) -> use
-	tree     Tree
-	files    []*build.File
+	opts Options
+	ix   *archives.Index
+	// sets and targets are the Index's, sorted sets first, read once.
+	sets    []*pkgset.Set
+	targets []platform.Platform
+	// buildTargets are, per archive name, the names its BUILD file defines
+	// that others refer to (repoBuild fills them, generated.bzl lists them).
+	buildTargets map[string][]string
+	tree         Tree
+	files        []*build.File
 }
 
 // Generate builds the repository's files from the configuration and the
@@ -111,27 +88,19 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	if opts.Name == "" {
 		opts.Name = "cuda"
 	}
-	if !labelSafe(opts.Name) {
+	if !archives.LabelSafe(opts.Name) {
 		return nil, fmt.Errorf("repository name %q: expected letters, digits and _", opts.Name)
 	}
-	if len(sets) == 0 {
-		return nil, fmt.Errorf("no package sets: nothing to generate")
-	}
-	g := &generator{opts: opts, targets: cfg.Targets(), repos: map[string]*repo{}, byName: map[string]*repo{},
-		packages: map[string]map[string]use{}, tree: Tree{}}
-	g.sets = append(g.sets, sets...)
-	sort.Slice(g.sets, func(i, j int) bool { return g.sets[i].CUDA.Less(g.sets[j].CUDA) })
-	for i := 1; i < len(g.sets); i++ {
-		if g.sets[i].CUDA.Equal(g.sets[i-1].CUDA) {
-			return nil, fmt.Errorf("two package sets for CUDA %s", g.sets[i].CUDA)
-		}
-	}
-	if err := g.collect(); err != nil {
+	// Repository names are global to a workspace: the archives' carry the
+	// hub's name.
+	ix, err := archives.Collect(sets, cfg.Targets(), opts.Name)
+	if err != nil {
 		return nil, err
 	}
+	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, tree: Tree{}}
 	g.workspace()
-	for _, r := range g.sortedRepos() {
-		g.repoBuild(r)
+	for _, a := range ix.Archives() {
+		g.repoBuild(a)
 	}
 	g.repositories()
 	g.module()
@@ -146,116 +115,6 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	}
 	g.formatAll()
 	return g.tree, nil
-}
-
-func key(v version.Version, p platform.Platform) string { return v.String() + " " + p.Name() }
-
-// collect finds the distinct archives and, per package, what serves each
-// (CUDA version, platform).
-func (g *generator) collect() error {
-	for _, s := range g.sets {
-		for _, pkg := range s.Packages {
-			uses := g.packages[pkg.Name]
-			if uses == nil {
-				uses = map[string]use{}
-				g.packages[pkg.Name] = uses
-			}
-			for _, t := range g.targets {
-				a, ok := pkg.Platforms[t.Name()]
-				reasons := pkg.Unavailable[t.Name()]
-				if !ok || len(reasons) > 0 {
-					if len(reasons) == 0 {
-						reasons = []string{fmt.Sprintf("no archive of %s %s serves %s", pkg.Manifest, pkg.Version, t.Name())}
-					}
-					uses[key(s.CUDA, t)] = use{reasons: reasons}
-					continue
-				}
-				r, err := g.repo(pkg, a)
-				if err != nil {
-					return fmt.Errorf("CUDA %s: %s on %s: %w", s.CUDA, pkg.Name, t.Name(), err)
-				}
-				r.cuda[s.CUDA.String()] = true
-				r.platforms[t.Name()] = true
-				for _, f := range pkg.Files[t.Name()] {
-					r.files[f] = true
-				}
-				for _, d := range pkg.Deps {
-					if len(d.Platforms) > 0 && !slices.Contains(d.Platforms, t.Name()) {
-						continue
-					}
-					if d.Runtime {
-						r.data[d.Name] = true
-					} else {
-						r.deps[d.Name] = true
-					}
-				}
-				uses[key(s.CUDA, t)] = use{repo: r}
-			}
-		}
-	}
-	return nil
-}
-
-func (g *generator) repo(pkg *pkgset.Package, a pkgset.Archive) (*repo, error) {
-	if a.SHA256 == "" {
-		return nil, fmt.Errorf("archive %s has no sha256", a.RelativePath)
-	}
-	if len(a.URLs) == 0 {
-		return nil, fmt.Errorf("archive %s has no URL", a.RelativePath)
-	}
-	if r, ok := g.repos[a.SHA256]; ok {
-		if r.manifest != pkg.Manifest {
-			return nil, fmt.Errorf("archive %s (sha256 %s) serves both %s and %s", a.RelativePath, a.SHA256, r.manifest, pkg.Manifest)
-		}
-		return r, nil
-	}
-	name := repoName(g.opts.Name, pkg, a)
-	if other, ok := g.byName[name]; ok {
-		return nil, fmt.Errorf("two different archives would both be repository @%s: %s (sha256 %s) and %s (sha256 %s)",
-			name, other.archive.RelativePath, other.archive.SHA256, a.RelativePath, a.SHA256)
-	}
-	r := &repo{name: name, manifest: pkg.Manifest, version: pkg.Version, archive: a, files: map[pkgset.File]bool{},
-		deps: map[string]bool{}, data: map[string]bool{}, cuda: map[string]bool{}, platforms: map[string]bool{}}
-	g.repos[a.SHA256] = r
-	g.byName[name] = r
-	return r, nil
-}
-
-// repoName is <hub>_<manifest name>_<version>_<manifest key>[_<variant>],
-// every part reduced to letters, digits and _.
-func repoName(hub string, pkg *pkgset.Package, a pkgset.Archive) string {
-	parts := []string{hub, pkg.Manifest}
-	if !pkg.Version.IsZero() {
-		parts = append(parts, pkg.Version.String())
-	}
-	parts = append(parts, a.Key)
-	if a.Variant != "" {
-		parts = append(parts, a.Variant)
-	}
-	return sanitize(strings.Join(parts, "_"))
-}
-
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
-			b.WriteRune(c)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
-
-func labelSafe(s string) bool { return s != "" && sanitize(s) == s && !(s[0] >= '0' && s[0] <= '9') }
-
-func (g *generator) sortedRepos() []*repo {
-	out := make([]*repo, 0, len(g.byName))
-	for _, r := range g.byName {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
 }
 
 // put records a file; formatting, the costly part, happens for all files at
@@ -300,45 +159,15 @@ func (g *generator) workspace() {
 	g.put(f)
 }
 
-var headerExt = map[string]bool{".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".cuh": true, ".inc": true, ".inl": true}
-
 // repoBuild writes repos/<repo>.BUILD from the plugins' file lists.
-func (g *generator) repoBuild(r *repo) {
-	files := make([]pkgset.File, 0, len(r.files))
-	for f := range r.files {
-		files = append(files, f)
-	}
-	sort.Slice(files, func(i, j int) bool {
-		a, b := files[i], files[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Role != b.Role {
-			return a.Role < b.Role
-		}
-		return a.SONAME < b.SONAME
-	})
-	used := map[string]bool{r.manifest: true, "headers": true, "static": true, "stubs": true, "bin": true, "data": true}
-	unique := func(base, suffix string) string {
-		n := sanitizeTarget(base)
-		if used[n] {
-			n += "_" + suffix
-		}
-		for i := 2; used[n]; i++ {
-			n = fmt.Sprintf("%s_%s%d", sanitizeTarget(base), suffix, i)
-		}
-		used[n] = true
-		return n
-	}
+func (g *generator) repoBuild(r *archives.Archive) {
+	names := archives.NewTargetNames(r.Manifest, "headers", "static", "stubs", "bin", "data")
 	var hdrGlobs, hdrFiles, includes, stubs, bins, data []string
 	var imports, shared, static []build.Expr
-	for _, f := range files {
+	for _, f := range r.SortedFiles() {
 		switch f.Kind {
 		case "headers":
-			if headerExt[path.Ext(f.Path)] {
+			if archives.IsHeaderFile(f.Path) {
 				hdrFiles = append(hdrFiles, f.Path)
 				includes = append(includes, path.Dir(f.Path))
 			} else {
@@ -350,13 +179,13 @@ func (g *generator) repoBuild(r *repo) {
 			if base == "" {
 				base = path.Base(f.Path)
 			}
-			n := unique(libBase(base), "shared")
+			n := names.Unique(archives.LibBase(base), "shared")
 			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("shared_library", buildfile.Str(f.Path))))
 			if f.Role != "exec" {
 				shared = append(shared, buildfile.Str(":"+n))
 			}
 		case "static_lib":
-			n := unique(libBase(path.Base(f.Path)), "static")
+			n := names.Unique(archives.LibBase(path.Base(f.Path)), "static")
 			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("static_library", buildfile.Str(f.Path))))
 			if f.Role != "exec" {
 				static = append(static, buildfile.Str(":"+n))
@@ -370,7 +199,7 @@ func (g *generator) repoBuild(r *repo) {
 		}
 	}
 	hasHeaders := len(hdrGlobs)+len(hdrFiles) > 0
-	b := buildfile.NewFile("repos/"+r.name+".BUILD", build.TypeBuild)
+	b := buildfile.NewFile("repos/"+r.Name+".BUILD", build.TypeBuild)
 	// defs.bzl, which every rules_cc release has (Debian's 0.0.4, the one
 	// Bazel 4.2.3 works with offline, included), rather than the per-rule
 	// files of recent releases; buildifier accepts any load of the name.
@@ -420,10 +249,10 @@ func (g *generator) repoBuild(r *repo) {
 		}
 		return out
 	}
-	top(r.manifest, append(slices.Clone(shared), hubLabels(r.deps)...))
-	if len(r.data) > 0 {
+	top(r.Manifest, append(slices.Clone(shared), hubLabels(r.Deps)...))
+	if len(r.Runtime) > 0 {
 		last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
-		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.data), ForceMultiLine: len(r.data) > 1}})
+		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.Runtime), ForceMultiLine: len(r.Runtime) > 1}})
 	}
 	if len(static) > 0 {
 		top("static", static)
@@ -449,8 +278,9 @@ func (g *generator) repoBuild(r *repo) {
 		fg.Comments.Before = []build.Comment{{Token: "# Files or folders, each optional: a constant pattern is meant."}, {Token: "# buildifier: disable=constant-glob"}}
 		b.Stmt = append(b.Stmt, fg)
 	}
-	r.targets = append(targetNames(b), bins...)
-	sort.Strings(r.targets)
+	targets := append(targetNames(b), bins...)
+	sort.Strings(targets)
+	g.buildTargets[r.Name] = targets
 	g.put(b)
 }
 
@@ -473,33 +303,6 @@ func targetNames(f *build.File) []string {
 	}
 	return out
 }
-
-// libBase is a library's name without .so and what follows it, or without
-// its extension: libfoo.so.12 -> libfoo, libfoo_static.a ->
-// libfoo_static.
-func libBase(name string) string {
-	if i := strings.Index(name, ".so"); i > 0 {
-		return name[:i]
-	}
-	return strings.TrimSuffix(name, path.Ext(name))
-}
-
-// sanitizeTarget keeps the characters a target name may hold without
-// quoting surprises.
-func sanitizeTarget(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-.+", c) {
-			b.WriteRune(c)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
-
-// platformTarget is the name of a platform() in //platforms.
-func platformTarget(p platform.Platform) string { return strings.ReplaceAll(p.Name(), "-", "_") }
 
 // constraints are a platform's constraint values; flavour is the label
 // prefix of the generated flavour values (":" inside //platforms).
@@ -528,17 +331,9 @@ func (g *generator) platforms() {
 			continue
 		}
 		seen[p] = true
-		f.Stmt = append(f.Stmt, buildfile.Call("platform", buildfile.Arg("name", buildfile.Str(platformTarget(p))), buildfile.Arg("constraint_values", buildfile.StrList(constraints(p, ":")))))
+		f.Stmt = append(f.Stmt, buildfile.Call("platform", buildfile.Arg("name", buildfile.Str(archives.PlatformTarget(p))), buildfile.Arg("constraint_values", buildfile.StrList(constraints(p, ":")))))
 	}
 	g.put(f)
-}
-
-func (g *generator) versions() []string {
-	var out []string
-	for _, s := range g.sets {
-		out = append(out, s.CUDA.String())
-	}
-	return out
 }
 
 // version writes version/BUILD.bazel: a config_setting per CUDA version,
@@ -546,7 +341,7 @@ func (g *generator) versions() []string {
 func (g *generator) version() {
 	f := buildfile.NewFile("version/BUILD.bazel", build.TypeBuild)
 	f.Stmt = append(f.Stmt, buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))))
-	for _, v := range g.versions() {
+	for _, v := range g.ix.Versions() {
 		f.Stmt = append(f.Stmt, buildfile.Call("config_setting",
 			buildfile.Arg("name", buildfile.Str(v)),
 			buildfile.Arg("flag_values", buildfile.Dict([]string{"//:version"}, []build.Expr{buildfile.Str(v)}))))
@@ -555,11 +350,7 @@ func (g *generator) version() {
 }
 
 func configSetting(v version.Version, p platform.Platform) string {
-	return "cuda_" + v.String() + "_" + platformTarget(p)
-}
-
-func unusableTarget(pkg string, v version.Version, p platform.Platform) string {
-	return pkg + "_" + v.Underscored(v.Parts()) + "_" + platformTarget(p)
+	return "cuda_" + v.String() + "_" + archives.PlatformTarget(p)
 }
 
 // hub writes the root BUILD.bazel: the version and capabilities settings
@@ -596,23 +387,12 @@ func (g *generator) hub(cfg *config.Config) {
 		}
 	}
 	pinnable := g.pinnable()
-	for _, name := range g.packageNames() {
-		uses := g.packages[name]
-		var keys []string
-		var vals []build.Expr
-		for _, s := range g.sets {
-			for _, t := range g.targets {
-				keys = append(keys, ":"+configSetting(s.CUDA, t))
-				if u, ok := uses[key(s.CUDA, t)]; ok && u.repo != nil {
-					vals = append(vals, buildfile.Str("@"+u.repo.name+"//:"+u.repo.manifest))
-				} else {
-					vals = append(vals, buildfile.Str("//unusable:"+unusableTarget(name, s.CUDA, t)))
-				}
-			}
-		}
-		keys = append(keys, "//conditions:default")
-		vals = append(vals, buildfile.Str("//unusable:"+name))
-		actual := buildfile.Positional("select", buildfile.Dict(keys, vals))
+	for _, name := range g.ix.Packages() {
+		keys, labels := g.ix.Select(name,
+			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
+			func(a *archives.Archive) string { return "@" + a.Name + "//:" + a.Manifest },
+			"//conditions:default")
+		actual := buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List))
 		if g.pinned(name, pinnable) {
 			f.Stmt = append(f.Stmt, buildfile.Call("alias",
 				buildfile.Arg("name", buildfile.Str(name)),
@@ -624,15 +404,6 @@ func (g *generator) hub(cfg *config.Config) {
 			buildfile.Arg("actual", actual)))
 	}
 	g.put(f)
-}
-
-func (g *generator) packageNames() []string {
-	out := make([]string, 0, len(g.packages))
-	for n := range g.packages {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // unusable writes unusable/defs.bzl, a rule that fails at analysis with its
@@ -657,35 +428,17 @@ func (g *generator) unusable() {
 		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//:__pkg__"}))))
 	var platformLabels []string
 	for _, t := range g.targets {
-		platformLabels = append(platformLabels, "@"+g.opts.Name+"//platforms:"+platformTarget(t))
+		platformLabels = append(platformLabels, "@"+g.opts.Name+"//platforms:"+archives.PlatformTarget(t))
 	}
-	for _, name := range g.packageNames() {
-		uses := g.packages[name]
-		var usable []string
-		for _, s := range g.sets {
-			for _, t := range g.targets {
-				u, ok := uses[key(s.CUDA, t)]
-				if ok && u.repo != nil {
-					usable = append(usable, s.CUDA.String()+" on "+t.Name())
-					continue
-				}
-				var msg string
-				if !ok {
-					msg = fmt.Sprintf("@%s//:%s cannot be used with CUDA %s on %s: there is no package %s in the CUDA %s package set",
-						g.opts.Name, name, s.CUDA, t.Name(), name, s.CUDA)
-				} else {
-					msg = fmt.Sprintf("@%s//:%s cannot be used with CUDA %s on %s: %s",
-						g.opts.Name, name, s.CUDA, t.Name(), strings.Join(u.reasons, "; "))
-				}
-				f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(unusableTarget(name, s.CUDA, t))), buildfile.Arg("message", buildfile.Str(msg))))
+	for _, name := range g.ix.Packages() {
+		for _, c := range g.ix.Cells(name) {
+			if c.Archive == nil {
+				msg := c.Unusable("@" + g.opts.Name + "//:" + name)
+				f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(archives.UnusableTarget(name, c.CUDA, c.Platform))), buildfile.Arg("message", buildfile.Str(msg))))
 			}
 		}
-		where := "it is usable nowhere"
-		if len(usable) > 0 {
-			where = "it is usable with CUDA " + strings.Join(usable, ", ")
-		}
 		msg := fmt.Sprintf("@%s//:%s: the configuration matches no CUDA version and target platform this repository was generated for (--@%s//:version is one of %s; the target platform must be one of %s); %s",
-			g.opts.Name, name, g.opts.Name, strings.Join(g.versions(), ", "), strings.Join(platformLabels, ", "), where)
+			g.opts.Name, name, g.opts.Name, strings.Join(g.ix.Versions(), ", "), strings.Join(platformLabels, ", "), g.ix.Usable(name))
 		f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(name)), buildfile.Arg("message", buildfile.Str(msg))))
 	}
 	g.put(f)

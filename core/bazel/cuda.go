@@ -2,31 +2,20 @@ package bazel
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/bazelbuild/buildtools/build"
 
+	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
-	"github.com/cudapkgs/cudapkgs/core/platform"
 )
 
 // rules copies the rule sources of rules/ (with the header) into //rules.
 func (g *generator) rules() {
 	g.copyRules()
 	g.put(buildfile.NewFile("rules/BUILD.bazel", build.TypeBuild))
-}
-
-// hasHeaders reports whether a repository's BUILD file has a :headers target.
-func (r *repo) hasHeaders() bool {
-	for f := range r.files {
-		if f.Kind == "headers" {
-			return true
-		}
-	}
-	return false
 }
 
 // toolchain writes toolchain/BUILD.bazel: the nvcc toolchain type, one
@@ -59,9 +48,9 @@ func (g *generator) toolchain(cfg *config.Config) {
 			k := "//:" + configSetting(s.CUDA, t)
 			var hdrs []string
 			for _, p := range headerPkgs {
-				if u, ok := g.packages[p][key(s.CUDA, t)]; ok && u.repo != nil && u.repo.hasHeaders() {
-					hdrs = append(hdrs, "@"+u.repo.name+"//:headers")
-				} else if _, ok := g.packages[p]; ok {
+				if u, ok := g.ix.Use(p, s.CUDA, t); ok && u.Archive != nil && u.Archive.HasKind("headers") {
+					hdrs = append(hdrs, "@"+u.Archive.Name+"//:headers")
+				} else if g.ix.HasPackage(p) {
 					hdrs = append(hdrs, "//:"+p) // the hub alias: fails with the reasons
 				}
 			}
@@ -99,12 +88,13 @@ func (g *generator) toolchain(cfg *config.Config) {
 	// Toolchains: per (CUDA version, exec platform with a compiler archive).
 	for _, s := range g.sets {
 		hc, hcErr := gpu.HostCompilersFor(s.CUDA)
-		for _, t := range g.execPlatforms() {
-			u, ok := g.packages[g.opts.Toolchain.Compiler][key(s.CUDA, t)]
-			if !ok || u.repo == nil || !u.repo.hasFile("bin/nvcc") {
+		// In a fixed order: toolchain resolution takes the first match.
+		for _, t := range g.ix.ExecTargets() {
+			u, ok := g.ix.Use(g.opts.Toolchain.Compiler, s.CUDA, t)
+			if !ok || u.Archive == nil || !u.Archive.HasFile("bin/nvcc") {
 				continue
 			}
-			name := "nvcc_" + s.CUDA.String() + "_" + platformTarget(t)
+			name := "nvcc_" + s.CUDA.String() + "_" + archives.PlatformTarget(t)
 			args := []buildfile.KV{
 				buildfile.Arg("name", buildfile.Str(name)),
 				buildfile.Arg("cuda_version", buildfile.Str(s.CUDA.String())),
@@ -120,11 +110,11 @@ func (g *generator) toolchain(cfg *config.Config) {
 				List: []build.Expr{buildfile.Str(s.CUDA.String()), buildfile.Str("")},
 			}))
 			args = append(args,
-				buildfile.Arg("nvcc", buildfile.Str("@"+u.repo.name+"//:bin/nvcc")),
-				buildfile.Arg("nvcc_files", buildfile.StrList(u.repo.nvccFiles())))
+				buildfile.Arg("nvcc", buildfile.Str("@"+u.Archive.Name+"//:bin/nvcc")),
+				buildfile.Arg("nvcc_files", buildfile.StrList(nvccFiles(u.Archive))))
 			f.Stmt = append(f.Stmt, buildfile.Call("cuda_toolchain", args...))
 			f.Stmt = append(f.Stmt, buildfile.Call("toolchain",
-				buildfile.Arg("name", buildfile.Str(s.CUDA.String()+"_"+platformTarget(t))),
+				buildfile.Arg("name", buildfile.Str(s.CUDA.String()+"_"+archives.PlatformTarget(t))),
 				buildfile.Arg("exec_compatible_with", buildfile.StrList(constraints(t, "//platforms:"))),
 				buildfile.Arg("target_settings", buildfile.StrList([]string{":version_" + s.CUDA.String()})),
 				buildfile.Arg("toolchain", buildfile.Str(":"+name)),
@@ -152,38 +142,14 @@ func (g *generator) toolchain(cfg *config.Config) {
 	g.put(f)
 }
 
-// execPlatforms are the targets that can run nvcc (Linux), the configured
-// exec platform first: toolchain resolution takes the first match.
-func (g *generator) execPlatforms() []platform.Platform {
-	var out []platform.Platform
-	for _, t := range g.targets {
-		if t.OS == "linux" {
-			out = append(out, t)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out
-}
-
-func (r *repo) hasFile(p string) bool {
-	for f := range r.files {
-		if f.Path == p {
-			return true
-		}
-	}
-	return false
-}
-
 // nvccFiles are the compiler archive's targets an nvcc action needs as
 // inputs: its tools, and its data (nvcc.profile, which tells nvcc where
 // cicc and libdevice are; crt; libdevice), without which a sandboxed nvcc
 // finds none of them.
-func (r *repo) nvccFiles() []string {
-	out := []string{"@" + r.name + "//:bin"}
-	for f := range r.files {
-		if f.Kind == "data" {
-			return append(out, "@"+r.name+"//:data")
-		}
+func nvccFiles(a *archives.Archive) []string {
+	out := []string{"@" + a.Name + "//:bin"}
+	if a.HasKind("data") {
+		out = append(out, "@"+a.Name+"//:data")
 	}
 	return out
 }

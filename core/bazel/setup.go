@@ -36,8 +36,8 @@ func (g *generator) repositories() {
 	g.put(f)
 
 	var files []string
-	for _, r := range g.sortedRepos() {
-		files = append(files, r.name+".BUILD")
+	for _, r := range g.ix.Archives() {
+		files = append(files, r.Name+".BUILD")
 	}
 	b := buildfile.NewFile("repos/BUILD.bazel", build.TypeBuild)
 	if len(files) > 0 {
@@ -52,8 +52,8 @@ func (g *generator) repositories() {
 func (g *generator) module() {
 	f := buildfile.NewFile("MODULE.bazel", build.TypeBuild)
 	repos := []string{g.opts.Name + "_config"}
-	for _, r := range g.sortedRepos() {
-		repos = append(repos, r.name)
+	for _, r := range g.ix.Archives() {
+		repos = append(repos, r.Name)
 	}
 	use := &build.CallExpr{X: buildfile.Ident("use_repo"), List: []build.Expr{buildfile.Ident("cuda")}, ForceMultiLine: true}
 	for _, r := range repos {
@@ -80,7 +80,7 @@ func (g *generator) generatedData(cfg *config.Config) {
 	}
 	f.Stmt = append(f.Stmt, buildfile.Docstring("What cudapkgs generate wrote into @"+g.opts.Name+": data for //rules:setup.bzl."))
 	assign("NAME", buildfile.Str(g.opts.Name))
-	assign("VERSIONS", buildfile.StrList(g.versions()))
+	assign("VERSIONS", buildfile.StrList(g.ix.Versions()))
 	assign("DEFAULT_VERSION", buildfile.Str(g.defaultVersion(cfg)))
 	var plats []string
 	for _, t := range g.targets {
@@ -123,21 +123,21 @@ func (g *generator) generatedData(cfg *config.Config) {
 
 	var aKeys []string
 	var aVals []build.Expr
-	for _, r := range g.sortedRepos() {
-		aKeys = append(aKeys, r.name)
+	for _, r := range g.ix.Archives() {
+		aKeys = append(aKeys, r.Name)
 		aVals = append(aVals, buildfile.Dict(
 			[]string{"component", "cuda", "key", "mirror_path", "platforms", "sha256", "strip_prefix", "targets", "urls", "version"},
 			[]build.Expr{
-				buildfile.Str(r.manifest),
-				buildfile.StrList(sortedVersions(r.cuda)),
-				buildfile.Str(r.archive.Key),
-				buildfile.Str(r.archive.MirrorPath),
-				buildfile.SortedStrList(slices.Collect(maps.Keys(r.platforms))),
-				buildfile.Str(r.archive.SHA256),
-				buildfile.Str(r.archive.StripPrefix),
-				buildfile.SortedStrList(r.targets),
-				buildfile.StrList(r.archive.URLs), // mirrors first: keep the order
-				buildfile.Str(r.version.String()),
+				buildfile.Str(r.Manifest),
+				buildfile.StrList(r.CUDAVersions()),
+				buildfile.Str(r.Archive.Key),
+				buildfile.Str(r.Archive.MirrorPath),
+				buildfile.SortedStrList(slices.Collect(maps.Keys(r.Platforms))),
+				buildfile.Str(r.Archive.SHA256),
+				buildfile.Str(r.Archive.StripPrefix),
+				buildfile.SortedStrList(g.buildTargets[r.Name]),
+				buildfile.StrList(r.Archive.URLs), // mirrors first: keep the order
+				buildfile.Str(r.Version.String()),
 			}))
 	}
 	assign("ARCHIVES", buildfile.Dict(aKeys, aVals))
@@ -146,19 +146,6 @@ func (g *generator) generatedData(cfg *config.Config) {
 
 func intPair(a, b int) *build.ListExpr {
 	return &build.ListExpr{List: []build.Expr{&build.LiteralExpr{Token: strconv.Itoa(a)}, &build.LiteralExpr{Token: strconv.Itoa(b)}}}
-}
-
-func sortedVersions(set map[string]bool) []string {
-	vs := make([]version.Version, 0, len(set))
-	for s := range set {
-		vs = append(vs, version.MustParse(s))
-	}
-	sort.Slice(vs, func(i, j int) bool { return vs[i].Less(vs[j]) })
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.String()
-	}
-	return out
 }
 
 // defaultVersion is the newest configured CUDA version (or generated set).
@@ -178,14 +165,14 @@ func (g *generator) localData() build.Expr {
 	}
 	var names, comps []string
 	var vals []build.Expr
-	for _, r := range g.sortedRepos() {
-		files, ok := l.Archives[r.archive.SHA256]
+	for _, r := range g.ix.Archives() {
+		files, ok := l.Archives[r.Archive.SHA256]
 		if !ok {
 			continue
 		}
-		names = append(names, r.name)
-		if !slices.Contains(comps, r.manifest) {
-			comps = append(comps, r.manifest)
+		names = append(names, r.Name)
+		if !slices.Contains(comps, r.Manifest) {
+			comps = append(comps, r.Manifest)
 		}
 		var fk []string
 		var fv []build.Expr

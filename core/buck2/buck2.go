@@ -18,12 +18,12 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/bazelbuild/buildtools/build"
 
+	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
@@ -32,6 +32,10 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
+
+// Toolchain is the same product knowledge the Bazel emitter takes: an alias,
+// so the catalog's value serves both.
+type Toolchain = bazel.Toolchain
 
 // Options tune the generated cell.
 type Options struct {
@@ -45,45 +49,19 @@ type Options struct {
 	Toolchain Toolchain
 }
 
-// Toolchain is the same product knowledge the Bazel emitter takes: an alias,
-// so the catalog's value serves both.
-type Toolchain = bazel.Toolchain
-
 // Tree maps a path relative to the cell root to the file's bytes.
 type Tree = buildfile.Tree
 
 //go:embed cuda.bzl.tmpl
 var cudaBzl string
 
-// repo is one http_archive: one distinct archive (by sha256), whatever
-// number of packages, CUDA versions and platforms it serves. It is a
-// package of its own, repos/<name>, so target names never clash between
-// archives.
-type repo struct {
-	name     string
-	manifest string // the package's name in its manifest: the top target
-	archive  pkgset.Archive
-	files    map[pkgset.File]bool
-	// deps and runtime are the package's edges, by their names in the hub:
-	// linked libraries, and libraries loaded at run time.
-	deps, runtime map[string]bool
-}
-
-// use is what the hub's alias for one package maps one (CUDA version,
-// target platform) to: a repository, or the reasons there is none.
-type use struct {
-	repo    *repo
-	reasons []string
-}
-
 type generator struct {
-	opts     Options
-	sets     []*pkgset.Set
-	targets  []platform.Platform
-	repos    map[string]*repo // by sha256
-	byName   map[string]*repo
-	packages map[string]map[string]use // package -> key(version, platform) -> use
-	tree     Tree
+	opts Options
+	ix   *archives.Index
+	// sets and targets are the Index's, sorted sets first, read once.
+	sets    []*pkgset.Set
+	targets []platform.Platform
+	tree    Tree
 }
 
 // Generate builds the cell's files from the configuration and the package
@@ -93,26 +71,18 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	if opts.Name == "" {
 		opts.Name = "cuda"
 	}
-	if !labelSafe(opts.Name) {
+	if !archives.LabelSafe(opts.Name) {
 		return nil, fmt.Errorf("cell name %q: expected letters, digits and _, not starting with a digit", opts.Name)
 	}
-	if len(sets) == 0 {
-		return nil, fmt.Errorf("no package sets: nothing to generate")
-	}
-	g := &generator{opts: opts, targets: cfg.Targets(), repos: map[string]*repo{}, byName: map[string]*repo{},
-		packages: map[string]map[string]use{}, tree: Tree{}}
-	g.sets = append(g.sets, sets...)
-	sort.Slice(g.sets, func(i, j int) bool { return g.sets[i].CUDA.Less(g.sets[j].CUDA) })
-	for i := 1; i < len(g.sets); i++ {
-		if g.sets[i].CUDA.Equal(g.sets[i-1].CUDA) {
-			return nil, fmt.Errorf("two package sets for CUDA %s", g.sets[i].CUDA)
-		}
-	}
-	if err := g.collect(); err != nil {
+	// Unlike Bazel's repositories, an archive's name needs no prefix: it
+	// names a package (repos/<name>) inside the cell.
+	ix, err := archives.Collect(sets, cfg.Targets(), "")
+	if err != nil {
 		return nil, err
 	}
-	for _, r := range g.sortedRepos() {
-		g.repoBuck(r)
+	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), tree: Tree{}}
+	for _, a := range ix.Archives() {
+		g.repoBuck(a)
 	}
 	g.platforms(cfg)
 	g.hub()
@@ -124,114 +94,6 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 		g.toolchain(cfg)
 	}
 	return g.tree, nil
-}
-
-func key(v version.Version, p platform.Platform) string { return v.String() + " " + p.Name() }
-
-// collect finds the distinct archives and, per package, what serves each
-// (CUDA version, platform).
-func (g *generator) collect() error {
-	for _, s := range g.sets {
-		for _, pkg := range s.Packages {
-			uses := g.packages[pkg.Name]
-			if uses == nil {
-				uses = map[string]use{}
-				g.packages[pkg.Name] = uses
-			}
-			for _, t := range g.targets {
-				a, ok := pkg.Platforms[t.Name()]
-				reasons := pkg.Unavailable[t.Name()]
-				if !ok || len(reasons) > 0 {
-					if len(reasons) == 0 {
-						reasons = []string{fmt.Sprintf("no archive of %s %s serves %s", pkg.Manifest, pkg.Version, t.Name())}
-					}
-					uses[key(s.CUDA, t)] = use{reasons: reasons}
-					continue
-				}
-				r, err := g.repo(pkg, a)
-				if err != nil {
-					return fmt.Errorf("CUDA %s: %s on %s: %w", s.CUDA, pkg.Name, t.Name(), err)
-				}
-				for _, f := range pkg.Files[t.Name()] {
-					r.files[f] = true
-				}
-				for _, d := range pkg.Deps {
-					if len(d.Platforms) > 0 && !slices.Contains(d.Platforms, t.Name()) {
-						continue
-					}
-					if d.Runtime {
-						r.runtime[d.Name] = true
-					} else {
-						r.deps[d.Name] = true
-					}
-				}
-				uses[key(s.CUDA, t)] = use{repo: r}
-			}
-		}
-	}
-	return nil
-}
-
-func (g *generator) repo(pkg *pkgset.Package, a pkgset.Archive) (*repo, error) {
-	if a.SHA256 == "" {
-		return nil, fmt.Errorf("archive %s has no sha256", a.RelativePath)
-	}
-	if len(a.URLs) == 0 {
-		return nil, fmt.Errorf("archive %s has no URL", a.RelativePath)
-	}
-	if r, ok := g.repos[a.SHA256]; ok {
-		if r.manifest != pkg.Manifest {
-			return nil, fmt.Errorf("archive %s (sha256 %s) serves both %s and %s", a.RelativePath, a.SHA256, r.manifest, pkg.Manifest)
-		}
-		return r, nil
-	}
-	name := repoName(pkg, a)
-	if other, ok := g.byName[name]; ok {
-		return nil, fmt.Errorf("two different archives would both be package //repos/%s: %s (sha256 %s) and %s (sha256 %s)",
-			name, other.archive.RelativePath, other.archive.SHA256, a.RelativePath, a.SHA256)
-	}
-	r := &repo{name: name, manifest: pkg.Manifest, archive: a, files: map[pkgset.File]bool{}, deps: map[string]bool{}, runtime: map[string]bool{}}
-	g.repos[a.SHA256] = r
-	g.byName[name] = r
-	return r, nil
-}
-
-// repoName is <manifest name>_<version>_<manifest key>[_<variant>], every
-// part reduced to letters, digits and _. Unlike Bazel's repositories it
-// needs no hub prefix: it names a package inside the cell.
-func repoName(pkg *pkgset.Package, a pkgset.Archive) string {
-	parts := []string{pkg.Manifest}
-	if !pkg.Version.IsZero() {
-		parts = append(parts, pkg.Version.String())
-	}
-	parts = append(parts, a.Key)
-	if a.Variant != "" {
-		parts = append(parts, a.Variant)
-	}
-	return sanitize(strings.Join(parts, "_"))
-}
-
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
-			b.WriteRune(c)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
-
-func labelSafe(s string) bool { return s != "" && sanitize(s) == s && !(s[0] >= '0' && s[0] <= '9') }
-
-func (g *generator) sortedRepos() []*repo {
-	out := make([]*repo, 0, len(g.byName))
-	for _, r := range g.byName {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
 }
 
 // put formats a file into the tree. Buck2 trees are a fraction of the
@@ -247,52 +109,21 @@ func call(fn string, vis buildfile.KV, args ...buildfile.KV) *build.CallExpr {
 	return buildfile.Call(fn, append(args, vis)...)
 }
 
-var headerExt = map[string]bool{".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".cuh": true, ".inc": true, ".inl": true}
-
-func sortFiles(m map[pkgset.File]bool) []pkgset.File {
-	files := slices.Collect(maps.Keys(m))
-	sort.Slice(files, func(i, j int) bool {
-		a, b := files[i], files[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Role != b.Role {
-			return a.Role < b.Role
-		}
-		return a.SONAME < b.SONAME
-	})
-	return files
-}
-
 // repoBuck writes repos/<repo>/BUCK: the http_archive (target "archive",
 // one sub-target per path the other targets use) and, from the plugins'
 // file lists, prebuilt_cxx_library targets over those sub-targets.
-func (g *generator) repoBuck(r *repo) {
-	used := map[string]bool{"archive": true, r.manifest: true, "headers": true, "static": true, "stubs": true, "bin": true, "data": true}
-	unique := func(base, suffix string) string {
-		n := sanitizeTarget(base)
-		if used[n] {
-			n += "_" + suffix
-		}
-		for i := 2; used[n]; i++ {
-			n = fmt.Sprintf("%s_%s%d", sanitizeTarget(base), suffix, i)
-		}
-		used[n] = true
-		return n
-	}
+func (g *generator) repoBuck(r *archives.Archive) {
+	names := archives.NewTargetNames("archive", r.Manifest, "headers", "static", "stubs", "bin", "data")
 	sub := func(p string) string { return ":archive[" + p + "]" }
 	var subTargets, hdrDirs, stubs, bins, data []string
 	hdrFiles := map[string]string{} // include name -> sub-target
 	var libs []build.Expr
 	var shared, static []string
-	for _, f := range sortFiles(r.files) {
+	for _, f := range r.SortedFiles() {
 		subTargets = append(subTargets, f.Path)
 		switch f.Kind {
 		case "headers":
-			if headerExt[path.Ext(f.Path)] {
+			if archives.IsHeaderFile(f.Path) {
 				// A single header is included by its name, as Bazel's
 				// includes = [its folder] allows.
 				hdrFiles[path.Base(f.Path)] = sub(f.Path)
@@ -304,7 +135,7 @@ func (g *generator) repoBuck(r *repo) {
 			if base == "" {
 				base = path.Base(f.Path)
 			}
-			n := unique(libBase(base), "shared")
+			n := names.Unique(archives.LibBase(base), "shared")
 			args := []buildfile.KV{buildfile.Arg("name", buildfile.Str(n)),
 				buildfile.Arg("preferred_linkage", buildfile.Str("shared")),
 				buildfile.Arg("shared_lib", buildfile.Str(sub(f.Path)))}
@@ -316,7 +147,7 @@ func (g *generator) repoBuck(r *repo) {
 				shared = append(shared, ":"+n)
 			}
 		case "static_lib":
-			n := unique(libBase(path.Base(f.Path)), "static")
+			n := names.Unique(archives.LibBase(path.Base(f.Path)), "static")
 			libs = append(libs, call("prebuilt_cxx_library", public(),
 				buildfile.Arg("name", buildfile.Str(n)),
 				buildfile.Arg("preferred_linkage", buildfile.Str("static")),
@@ -332,20 +163,20 @@ func (g *generator) repoBuck(r *repo) {
 			data = append(data, sub(f.Path))
 		}
 	}
-	b := buildfile.NewFile("repos/"+r.name+"/BUCK", build.TypeBuild)
+	b := buildfile.NewFile("repos/"+r.Name+"/BUCK", build.TypeBuild)
 	args := []buildfile.KV{
 		buildfile.Arg("name", buildfile.Str("archive")),
-		buildfile.Arg("sha256", buildfile.Str(r.archive.SHA256)),
+		buildfile.Arg("sha256", buildfile.Str(r.Archive.SHA256)),
 	}
-	if r.archive.StripPrefix != "" {
-		args = append(args, buildfile.Arg("strip_prefix", buildfile.Str(r.archive.StripPrefix)))
+	if r.Archive.StripPrefix != "" {
+		args = append(args, buildfile.Arg("strip_prefix", buildfile.Str(r.Archive.StripPrefix)))
 	}
 	if len(subTargets) > 0 {
 		args = append(args, buildfile.Arg("sub_targets", buildfile.SortedStrList(subTargets)))
 	}
 	// The prelude's http_archive downloads from exactly one URL (it fails
 	// analysis on more): the first, a configured mirror when there is one.
-	args = append(args, buildfile.Arg("urls", buildfile.StrList(r.archive.URLs[:1])))
+	args = append(args, buildfile.Arg("urls", buildfile.StrList(r.Archive.URLs[:1])))
 	b.Stmt = append(b.Stmt, call("http_archive", public(), args...))
 
 	hasHeaders := len(hdrDirs)+len(hdrFiles) > 0
@@ -400,7 +231,7 @@ func (g *generator) repoBuck(r *repo) {
 		args = append(args, buildfile.Arg("header_only", buildfile.Ident("True")))
 		b.Stmt = append(b.Stmt, call("prebuilt_cxx_library", public(), args...))
 	}
-	top(r.manifest, append(slices.Clone(shared), hubLabels(r.deps)...), hubLabels(r.runtime))
+	top(r.Manifest, append(slices.Clone(shared), hubLabels(r.Deps)...), hubLabels(r.Runtime))
 	if len(static) > 0 {
 		top("static", static, nil)
 	}
@@ -414,32 +245,6 @@ func (g *generator) repoBuck(r *repo) {
 	}
 	g.put(b)
 }
-
-// libBase is a library's name without .so and what follows it, or without
-// its extension: libfoo.so.12 -> libfoo, libfoo_static.a -> libfoo_static.
-func libBase(name string) string {
-	if i := strings.Index(name, ".so"); i > 0 {
-		return name[:i]
-	}
-	return strings.TrimSuffix(name, path.Ext(name))
-}
-
-// sanitizeTarget keeps the characters a target name may hold without
-// quoting surprises.
-func sanitizeTarget(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-.+", c) {
-			b.WriteRune(c)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
-
-// platformTarget is the name of a platform in //platforms.
-func platformTarget(p platform.Platform) string { return strings.ReplaceAll(p.Name(), "-", "_") }
 
 // versionValue is the name of a CUDA version's constraint_value in
 // //platforms (cuda_12_4_1): underscores, since a dot in a target name
@@ -455,7 +260,7 @@ func cpuConstraint(cpu string) string {
 	case "aarch64":
 		return "config//cpu/constraints:arm64"
 	}
-	return "//platforms:" + sanitize(cpu)
+	return "//platforms:" + archives.Sanitize(cpu)
 }
 
 // constraints are a platform's constraint values, the aarch64 flavour
@@ -512,14 +317,14 @@ func (g *generator) platforms(cfg *config.Config) {
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(cpus)) {
-		f.Stmt = append(f.Stmt, call("constraint_value", public(), buildfile.Arg("name", buildfile.Str(sanitize(c))), buildfile.Arg("constraint_setting", buildfile.Str("config//cpu/constraints:cpu"))))
+		f.Stmt = append(f.Stmt, call("constraint_value", public(), buildfile.Arg("name", buildfile.Str(archives.Sanitize(c))), buildfile.Arg("constraint_setting", buildfile.Str("config//cpu/constraints:cpu"))))
 	}
 	def := g.defaultVersion(cfg)
 	for _, p := range ps {
-		f.Stmt = append(f.Stmt, call("platform", public(), buildfile.Arg("name", buildfile.Str(platformTarget(p))),
+		f.Stmt = append(f.Stmt, call("platform", public(), buildfile.Arg("name", buildfile.Str(archives.PlatformTarget(p))),
 			buildfile.Arg("constraint_values", buildfile.StrList(append(local(constraints(p)), ":"+versionValue(def))))))
 		for _, s := range g.sets {
-			f.Stmt = append(f.Stmt, call("platform", public(), buildfile.Arg("name", buildfile.Str(platformTarget(p)+"_"+versionValue(s.CUDA))),
+			f.Stmt = append(f.Stmt, call("platform", public(), buildfile.Arg("name", buildfile.Str(archives.PlatformTarget(p)+"_"+versionValue(s.CUDA))),
 				buildfile.Arg("constraint_values", buildfile.StrList(append(local(constraints(p)), ":"+versionValue(s.CUDA))))))
 		}
 	}
@@ -536,19 +341,7 @@ func local(labels []string) []string {
 }
 
 func configSetting(v version.Version, p platform.Platform) string {
-	return versionValue(v) + "_" + platformTarget(p)
-}
-
-func unusableTarget(pkg string, v version.Version, p platform.Platform) string {
-	return pkg + "_" + v.Underscored(v.Parts()) + "_" + platformTarget(p)
-}
-
-func (g *generator) versions() []string {
-	var out []string
-	for _, s := range g.sets {
-		out = append(out, s.CUDA.String())
-	}
-	return out
+	return versionValue(v) + "_" + archives.PlatformTarget(p)
 }
 
 // hub writes the root BUCK: a config_setting per (CUDA version, target
@@ -562,30 +355,17 @@ func (g *generator) hub() {
 				buildfile.Arg("constraint_values", buildfile.StrList(append(constraints(t), "//platforms:"+versionValue(s.CUDA))))))
 		}
 	}
-	for _, name := range g.packageNames() {
-		uses := g.packages[name]
-		var keys []string
-		var vals []build.Expr
-		for _, s := range g.sets {
-			for _, t := range g.targets {
-				keys = append(keys, ":"+configSetting(s.CUDA, t))
-				if u, ok := uses[key(s.CUDA, t)]; ok && u.repo != nil {
-					vals = append(vals, buildfile.Str("//repos/"+u.repo.name+":"+u.repo.manifest))
-				} else {
-					vals = append(vals, buildfile.Str("//unusable:"+unusableTarget(name, s.CUDA, t)))
-				}
-			}
-		}
-		keys = append(keys, "DEFAULT")
-		vals = append(vals, buildfile.Str("//unusable:"+name))
+	for _, name := range g.ix.Packages() {
+		keys, labels := g.ix.Select(name,
+			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
+			func(a *archives.Archive) string { return "//repos/" + a.Name + ":" + a.Manifest },
+			"DEFAULT")
 		f.Stmt = append(f.Stmt, call("alias", public(),
 			buildfile.Arg("name", buildfile.Str(name)),
-			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, vals)))))
+			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List)))))
 	}
 	g.put(f)
 }
-
-func (g *generator) packageNames() []string { return slices.Sorted(maps.Keys(g.packages)) }
 
 // unusable writes unusable/BUCK: one failing target per package and (CUDA
 // version, platform) it cannot be used for, with the reasons core/bazel
@@ -599,39 +379,21 @@ func (g *generator) unusable() {
 	cell := g.opts.Name
 	var platformLabels []string
 	for _, t := range g.targets {
-		platformLabels = append(platformLabels, cell+"//platforms:"+platformTarget(t))
+		platformLabels = append(platformLabels, cell+"//platforms:"+archives.PlatformTarget(t))
 	}
 	var values []string
 	for _, s := range g.sets {
 		values = append(values, cell+"//platforms:"+versionValue(s.CUDA))
 	}
-	for _, name := range g.packageNames() {
-		uses := g.packages[name]
-		var usable []string
-		for _, s := range g.sets {
-			for _, t := range g.targets {
-				u, ok := uses[key(s.CUDA, t)]
-				if ok && u.repo != nil {
-					usable = append(usable, s.CUDA.String()+" on "+t.Name())
-					continue
-				}
-				var msg string
-				if !ok {
-					msg = fmt.Sprintf("%s//:%s cannot be used with CUDA %s on %s: there is no package %s in the CUDA %s package set",
-						cell, name, s.CUDA, t.Name(), name, s.CUDA)
-				} else {
-					msg = fmt.Sprintf("%s//:%s cannot be used with CUDA %s on %s: %s",
-						cell, name, s.CUDA, t.Name(), strings.Join(u.reasons, "; "))
-				}
-				f.Stmt = append(f.Stmt, call("unusable", vis, buildfile.Arg("name", buildfile.Str(unusableTarget(name, s.CUDA, t))), buildfile.Arg("message", buildfile.Str(msg))))
+	for _, name := range g.ix.Packages() {
+		for _, c := range g.ix.Cells(name) {
+			if c.Archive == nil {
+				msg := c.Unusable(cell + "//:" + name)
+				f.Stmt = append(f.Stmt, call("unusable", vis, buildfile.Arg("name", buildfile.Str(archives.UnusableTarget(name, c.CUDA, c.Platform))), buildfile.Arg("message", buildfile.Str(msg))))
 			}
 		}
-		where := "it is usable nowhere"
-		if len(usable) > 0 {
-			where = "it is usable with CUDA " + strings.Join(usable, ", ")
-		}
 		msg := fmt.Sprintf("%s//:%s: the configuration matches no CUDA version and target platform this cell was generated for (it must carry one of %s and the constraints of one of %s); %s",
-			cell, name, strings.Join(values, ", "), strings.Join(platformLabels, ", "), where)
+			cell, name, strings.Join(values, ", "), strings.Join(platformLabels, ", "), g.ix.Usable(name))
 		f.Stmt = append(f.Stmt, call("unusable", vis, buildfile.Arg("name", buildfile.Str(name)), buildfile.Arg("message", buildfile.Str(msg))))
 	}
 	g.put(f)
@@ -654,38 +416,6 @@ func (g *generator) rules() error {
 	return nil
 }
 
-// hasFile reports whether a repository's file list has the path.
-func (r *repo) hasFile(p string) bool {
-	for f := range r.files {
-		if f.Path == p {
-			return true
-		}
-	}
-	return false
-}
-
-// hasHeaders reports whether a repository's BUCK file has :headers.
-func (r *repo) hasHeaders() bool {
-	for f := range r.files {
-		if f.Kind == "headers" {
-			return true
-		}
-	}
-	return false
-}
-
-// execPlatforms are the targets that can run nvcc (Linux), sorted.
-func (g *generator) execPlatforms() []platform.Platform {
-	var out []platform.Platform
-	for _, t := range g.targets {
-		if t.OS == "linux" {
-			out = append(out, t)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out
-}
-
 // toolchain writes toolchain/BUCK. nvcc is a cuda_tool per (CUDA version,
 // exec platform with a compiler archive holding bin/nvcc); nvcc_<version>
 // selects among them on the execution platform's constraints, for
@@ -698,10 +428,10 @@ func (g *generator) toolchain(cfg *config.Config) {
 	f.Stmt = append(f.Stmt, nil) // the load, once it is known whether cuda_tool is used
 	compiler := g.opts.Toolchain.Compiler
 	cell := g.opts.Name
-	execs := g.execPlatforms()
+	execs := g.ix.ExecTargets()
 	for _, t := range execs {
 		f.Stmt = append(f.Stmt, call("config_setting", public(),
-			buildfile.Arg("name", buildfile.Str("exec_"+platformTarget(t))),
+			buildfile.Arg("name", buildfile.Str("exec_"+archives.PlatformTarget(t))),
 			buildfile.Arg("constraint_values", buildfile.StrList(constraints(t)))))
 	}
 	private := buildfile.Arg("visibility", buildfile.StrList([]string{"//..."}))
@@ -713,17 +443,17 @@ func (g *generator) toolchain(cfg *config.Config) {
 		var keys, where []string
 		var vals []build.Expr
 		for _, t := range execs {
-			u, ok := g.packages[compiler][key(s.CUDA, t)]
-			if !ok || u.repo == nil || !u.repo.hasFile("bin/nvcc") {
+			u, ok := g.ix.Use(compiler, s.CUDA, t)
+			if !ok || u.Archive == nil || !u.Archive.HasFile("bin/nvcc") {
 				continue
 			}
-			name := "nvcc_" + v + "_" + platformTarget(t)
+			name := "nvcc_" + v + "_" + archives.PlatformTarget(t)
 			tools = true
 			f.Stmt = append(f.Stmt, call("cuda_tool", public(),
 				buildfile.Arg("name", buildfile.Str(name)),
-				buildfile.Arg("archive", buildfile.Str("//repos/"+u.repo.name+":archive")),
+				buildfile.Arg("archive", buildfile.Str("//repos/"+u.Archive.Name+":archive")),
 				buildfile.Arg("path", buildfile.Str("bin/nvcc"))))
-			keys = append(keys, ":exec_"+platformTarget(t))
+			keys = append(keys, ":exec_"+archives.PlatformTarget(t))
 			vals = append(vals, buildfile.Str(":"+name))
 			where = append(where, t.Name()+" ("+strings.Join(withCell(cell, constraints(t)), ", ")+")")
 		}
@@ -753,16 +483,16 @@ func (g *generator) toolchain(cfg *config.Config) {
 		for _, t := range g.targets {
 			var dirs []string
 			for _, p := range headerPkgs {
-				u, ok := g.packages[p][key(s.CUDA, t)]
+				u, ok := g.ix.Use(p, s.CUDA, t)
 				switch {
-				case ok && u.repo != nil && u.repo.hasHeaders():
-					for _, f := range sortFiles(u.repo.files) {
-						if f.Kind == "headers" && !headerExt[path.Ext(f.Path)] {
-							dirs = append(dirs, "//repos/"+u.repo.name+":archive["+f.Path+"]")
+				case ok && u.Archive != nil && u.Archive.HasKind("headers"):
+					for _, f := range u.Archive.SortedFiles() {
+						if f.Kind == "headers" && !archives.IsHeaderFile(f.Path) {
+							dirs = append(dirs, "//repos/"+u.Archive.Name+":archive["+f.Path+"]")
 						}
 					}
-				case ok && u.repo == nil:
-					dirs = append(dirs, "//unusable:"+unusableTarget(p, s.CUDA, t)) // fails with the reasons
+				case ok && u.Archive == nil:
+					dirs = append(dirs, "//unusable:"+archives.UnusableTarget(p, s.CUDA, t)) // fails with the reasons
 				}
 			}
 			tKeys = append(tKeys, "//:"+configSetting(s.CUDA, t))
@@ -782,7 +512,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 			cell, strings.Join(withCell(cell, nvccKeys), ", "))))))
 	var headersDefault build.Expr = &build.ListExpr{}
 	if rt := g.opts.Toolchain.Runtime; rt != "" {
-		if _, ok := g.packages[rt]; ok {
+		if g.ix.HasPackage(rt) {
 			headersDefault = buildfile.StrList([]string{"//unusable:" + rt})
 		}
 	}

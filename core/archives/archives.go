@@ -1,0 +1,453 @@
+// Package archives finds the distinct archives behind package sets, and
+// what serves each package where.
+//
+// Both emitters (core/bazel, core/buck2) declare one download per distinct
+// archive, whatever number of packages, CUDA versions and platforms it
+// serves, and map every (package, CUDA version, target platform) to one of
+// those downloads or to the reasons there is none. Collect works that out
+// once, the same way for both, so the two trees can only differ in how they
+// write it.
+package archives
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Archive is one distinct archive (by sha256) and the union of what the
+// packages it serves say about it.
+type Archive struct {
+	// Name is <prefix>_<manifest name>_<version>_<manifest key>[_<variant>]
+	// reduced to letters, digits and _: unique among the Index's archives.
+	Name string
+	// Manifest is the package's name in its manifest: one archive never
+	// serves two (Collect fails), so the emitters name its top target so.
+	Manifest string
+	Version  version.Version
+	Archive  pkgset.Archive
+	// Files is the union of the packages' files on every platform the
+	// archive serves.
+	Files map[pkgset.File]bool
+	// Deps and Runtime are the packages' edges, by their names in the sets,
+	// on the platforms the archive serves: linked libraries, and libraries
+	// loaded at run time.
+	Deps, Runtime map[string]bool
+	// CUDA and Platforms are the CUDA versions (Version.String) and target
+	// platforms (Platform.Name) the archive serves.
+	CUDA, Platforms map[string]bool
+}
+
+// SortedFiles is Files in SortFiles order.
+func (a *Archive) SortedFiles() []pkgset.File { return SortFiles(a.Files) }
+
+// HasFile reports whether the archive's file list has the path.
+func (a *Archive) HasFile(p string) bool {
+	for f := range a.Files {
+		if f.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// HasKind reports whether the archive has a file of the kind (headers,
+// data, ...): the emitters write a target per kind only where there is one.
+func (a *Archive) HasKind(kind string) bool {
+	for f := range a.Files {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// CUDAVersions are the CUDA versions the archive serves, oldest first (by
+// version, not as strings: 12.10 after 12.9).
+func (a *Archive) CUDAVersions() []string {
+	vs := make([]version.Version, 0, len(a.CUDA))
+	for s := range a.CUDA {
+		vs = append(vs, version.MustParse(s))
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Less(vs[j]) })
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}
+
+// Use is what one package maps one (CUDA version, target platform) to: an
+// archive, or (Archive nil) the reasons there is none.
+type Use struct {
+	Archive *Archive
+	Reasons []string
+}
+
+// Index is the result of Collect.
+type Index struct {
+	sets     []*pkgset.Set
+	targets  []platform.Platform
+	archives []*Archive                // sorted by name
+	packages map[string]map[string]Use // package -> key(CUDA version, platform) -> use
+}
+
+// Collect finds the distinct archives behind the sets on the target
+// platforms and, per package, what serves each (CUDA version, platform).
+// prefix starts every archive's name (a Bazel repository is global to the
+// workspace, so it carries the hub's name); "" for none.
+//
+// It fails on what no emitter can declare: no sets, two sets for one CUDA
+// version, an archive without a sha256 or a URL, one archive serving two
+// manifest names (its top target would need both names), and two archives
+// that would get the same name.
+func Collect(sets []*pkgset.Set, targets []platform.Platform, prefix string) (*Index, error) {
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("no package sets: nothing to generate")
+	}
+	// A copy: the caller's slice keeps its order.
+	ix := &Index{sets: slices.Clone(sets), targets: slices.Clone(targets), packages: map[string]map[string]Use{}}
+	sort.Slice(ix.sets, func(i, j int) bool { return ix.sets[i].CUDA.Less(ix.sets[j].CUDA) })
+	for i := 1; i < len(ix.sets); i++ {
+		if ix.sets[i].CUDA.Equal(ix.sets[i-1].CUDA) {
+			return nil, fmt.Errorf("two package sets for CUDA %s", ix.sets[i].CUDA)
+		}
+	}
+	c := collector{prefix: prefix, bySHA: map[string]*Archive{}, byName: map[string]*Archive{}}
+	for _, s := range ix.sets {
+		for _, pkg := range s.Packages {
+			uses := ix.packages[pkg.Name]
+			if uses == nil {
+				uses = map[string]Use{}
+				ix.packages[pkg.Name] = uses
+			}
+			for _, t := range ix.targets {
+				u, err := c.use(s.CUDA, pkg, t)
+				if err != nil {
+					return nil, fmt.Errorf("CUDA %s: %s on %s: %w", s.CUDA, pkg.Name, t.Name(), err)
+				}
+				uses[key(s.CUDA, t)] = u
+			}
+		}
+	}
+	ix.archives = slices.SortedFunc(maps.Values(c.byName), func(a, b *Archive) int { return strings.Compare(a.Name, b.Name) })
+	return ix, nil
+}
+
+// collector holds Collect's lookups, which the Index has no use for.
+type collector struct {
+	prefix string
+	bySHA  map[string]*Archive
+	byName map[string]*Archive
+}
+
+// use finds what serves pkg of CUDA cuda on t, and adds the package's files
+// and edges on t to that archive.
+func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Platform) (Use, error) {
+	a, ok := pkg.Platforms[t.Name()]
+	// A platform can have an archive and reasons (a plugin's): the reasons
+	// win, the archive is not used there.
+	reasons := pkg.Unavailable[t.Name()]
+	if !ok || len(reasons) > 0 {
+		if len(reasons) == 0 {
+			reasons = []string{fmt.Sprintf("no archive of %s %s serves %s", pkg.Manifest, pkg.Version, t.Name())}
+		}
+		return Use{Reasons: reasons}, nil
+	}
+	r, err := c.archive(pkg, a)
+	if err != nil {
+		return Use{}, err
+	}
+	r.CUDA[cuda.String()] = true
+	r.Platforms[t.Name()] = true
+	for _, f := range pkg.Files[t.Name()] {
+		r.Files[f] = true
+	}
+	for _, d := range pkg.Deps {
+		if len(d.Platforms) > 0 && !slices.Contains(d.Platforms, t.Name()) {
+			continue
+		}
+		if d.Runtime {
+			r.Runtime[d.Name] = true
+		} else {
+			r.Deps[d.Name] = true
+		}
+	}
+	return Use{Archive: r}, nil
+}
+
+// archive is the Archive for a, new or (same sha256) the one seen before.
+func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive) (*Archive, error) {
+	if a.SHA256 == "" {
+		return nil, fmt.Errorf("archive %s has no sha256", a.RelativePath)
+	}
+	if len(a.URLs) == 0 {
+		return nil, fmt.Errorf("archive %s has no URL", a.RelativePath)
+	}
+	if r, ok := c.bySHA[a.SHA256]; ok {
+		if r.Manifest != pkg.Manifest {
+			return nil, fmt.Errorf("archive %s (sha256 %s) serves both %s and %s", a.RelativePath, a.SHA256, r.Manifest, pkg.Manifest)
+		}
+		return r, nil
+	}
+	name := name(c.prefix, pkg, a)
+	if other, ok := c.byName[name]; ok {
+		return nil, fmt.Errorf("two different archives would both be named %s: %s (sha256 %s) and %s (sha256 %s)",
+			name, other.Archive.RelativePath, other.Archive.SHA256, a.RelativePath, a.SHA256)
+	}
+	r := &Archive{Name: name, Manifest: pkg.Manifest, Version: pkg.Version, Archive: a, Files: map[pkgset.File]bool{},
+		Deps: map[string]bool{}, Runtime: map[string]bool{}, CUDA: map[string]bool{}, Platforms: map[string]bool{}}
+	c.bySHA[a.SHA256] = r
+	c.byName[name] = r
+	return r, nil
+}
+
+// name is [<prefix>_]<manifest name>_<version>_<manifest key>[_<variant>],
+// every part reduced to letters, digits and _.
+func name(prefix string, pkg *pkgset.Package, a pkgset.Archive) string {
+	var parts []string
+	if prefix != "" {
+		parts = append(parts, prefix)
+	}
+	parts = append(parts, pkg.Manifest)
+	if !pkg.Version.IsZero() {
+		parts = append(parts, pkg.Version.String())
+	}
+	parts = append(parts, a.Key)
+	if a.Variant != "" {
+		parts = append(parts, a.Variant)
+	}
+	return Sanitize(strings.Join(parts, "_"))
+}
+
+func key(v version.Version, p platform.Platform) string { return v.String() + " " + p.Name() }
+
+// Sets are the package sets, oldest CUDA version first.
+func (ix *Index) Sets() []*pkgset.Set { return slices.Clone(ix.sets) }
+
+// Versions are the sets' CUDA versions (Version.String), oldest first.
+func (ix *Index) Versions() []string {
+	out := make([]string, len(ix.sets))
+	for i, s := range ix.sets {
+		out[i] = s.CUDA.String()
+	}
+	return out
+}
+
+// Targets are the target platforms, in the order Collect was given them.
+func (ix *Index) Targets() []platform.Platform { return slices.Clone(ix.targets) }
+
+// ExecTargets are the targets that can run an archive's build tools
+// (Linux), sorted by name: a build's execution platform is one of them.
+func (ix *Index) ExecTargets() []platform.Platform {
+	var out []platform.Platform
+	for _, t := range ix.targets {
+		if t.OS == "linux" {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+// Archives are the distinct archives, sorted by name.
+func (ix *Index) Archives() []*Archive { return slices.Clone(ix.archives) }
+
+// Packages are the names of the packages of all sets, sorted.
+func (ix *Index) Packages() []string { return slices.Sorted(maps.Keys(ix.packages)) }
+
+// HasPackage reports whether any set has the package.
+func (ix *Index) HasPackage(name string) bool {
+	_, ok := ix.packages[name]
+	return ok
+}
+
+// Use is what serves the package with CUDA cuda on p; ok is false where the
+// CUDA version's set has no such package (or cuda, p were not collected).
+func (ix *Index) Use(pkg string, cuda version.Version, p platform.Platform) (u Use, ok bool) {
+	u, ok = ix.packages[pkg][key(cuda, p)]
+	return u, ok
+}
+
+// Cell is what serves one package with one CUDA version on one target
+// platform.
+type Cell struct {
+	Package  string
+	CUDA     version.Version
+	Platform platform.Platform
+	Use
+	// InSet is false where the CUDA version's set has no such package.
+	InSet bool
+}
+
+// Cells are a package's cells, one per (set, target): the sets oldest
+// first, within a set the targets in Collect's order, so that every
+// emitter's select() lists them alike.
+func (ix *Index) Cells(pkg string) []Cell {
+	out := make([]Cell, 0, len(ix.sets)*len(ix.targets))
+	for _, s := range ix.sets {
+		for _, t := range ix.targets {
+			u, ok := ix.Use(pkg, s.CUDA, t)
+			out = append(out, Cell{Package: pkg, CUDA: s.CUDA, Platform: t, Use: u, InSet: ok})
+		}
+	}
+	return out
+}
+
+// Unusable is the message of a cell without an archive: label (the
+// package as the user names it, @hub//:libfoo) cannot be used there, and
+// why.
+func (c Cell) Unusable(label string) string {
+	why := strings.Join(c.Reasons, "; ")
+	if !c.InSet {
+		why = fmt.Sprintf("there is no package %s in the CUDA %s package set", c.Package, c.CUDA)
+	}
+	return fmt.Sprintf("%s cannot be used with CUDA %s on %s: %s", label, c.CUDA, c.Platform.Name(), why)
+}
+
+// Usable says where a package has an archive, for the message of a
+// configuration that matches none of the cells.
+func (ix *Index) Usable(pkg string) string {
+	var usable []string
+	for _, c := range ix.Cells(pkg) {
+		if c.Archive != nil {
+			usable = append(usable, c.CUDA.String()+" on "+c.Platform.Name())
+		}
+	}
+	if len(usable) == 0 {
+		return "it is usable nowhere"
+	}
+	return "it is usable with CUDA " + strings.Join(usable, ", ")
+}
+
+// UnusableTarget names the target that fails, with the reasons, where pkg
+// cannot be used with CUDA cuda on p: libfoo_12_6_3_linux_x86_64. Both
+// emitters write those into a package of their own, //unusable.
+func UnusableTarget(pkg string, cuda version.Version, p platform.Platform) string {
+	return pkg + "_" + cuda.Underscored(cuda.Parts()) + "_" + PlatformTarget(p)
+}
+
+// Select lists the branches of a package's select(): per cell, key(c) and
+// what the cell resolves to, served(c.Archive) where an archive serves it
+// and its //unusable target elsewhere; last defaultKey and //unusable:<pkg>,
+// which fails for a configuration that matches no cell.
+func (ix *Index) Select(pkg string, key func(Cell) string, served func(*Archive) string, defaultKey string) (keys, labels []string) {
+	for _, c := range ix.Cells(pkg) {
+		keys = append(keys, key(c))
+		if c.Archive != nil {
+			labels = append(labels, served(c.Archive))
+		} else {
+			labels = append(labels, "//unusable:"+UnusableTarget(pkg, c.CUDA, c.Platform))
+		}
+	}
+	return append(keys, defaultKey), append(labels, "//unusable:"+pkg)
+}
+
+// Sanitize replaces every character but letters, digits and _ by _: what
+// both build systems accept in a repository, package or target name.
+func Sanitize(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// LabelSafe reports whether s can name a repository or cell as it is:
+// letters, digits and _, not starting with a digit.
+func LabelSafe(s string) bool { return s != "" && Sanitize(s) == s && !(s[0] >= '0' && s[0] <= '9') }
+
+// SortFiles lists the files by path, then kind, role and SONAME, so that a
+// generated file never depends on map order.
+func SortFiles(m map[pkgset.File]bool) []pkgset.File {
+	files := slices.Collect(maps.Keys(m))
+	sort.Slice(files, func(i, j int) bool {
+		a, b := files[i], files[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Role != b.Role {
+			return a.Role < b.Role
+		}
+		return a.SONAME < b.SONAME
+	})
+	return files
+}
+
+// IsHeaderFile reports whether a headers entry is one header rather than a
+// folder of them, by its extension: the emitters export the two differently.
+func IsHeaderFile(p string) bool {
+	switch path.Ext(p) {
+	case ".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl":
+		return true
+	}
+	return false
+}
+
+// LibBase is a library's name without .so and what follows it, or without
+// its extension: libfoo.so.12 -> libfoo, libfoo_static.a -> libfoo_static.
+func LibBase(name string) string {
+	if i := strings.Index(name, ".so"); i > 0 {
+		return name[:i]
+	}
+	return strings.TrimSuffix(name, path.Ext(name))
+}
+
+// TargetName keeps the characters a target name may hold without quoting
+// surprises (letters, digits, _-.+) and replaces the others by _.
+func TargetName(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-.+", c) {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// TargetNames hands out an archive's target names: one per library, none
+// taken twice or taken from the fixed ones (the top target, headers, ...).
+type TargetNames struct{ used map[string]bool }
+
+// NewTargetNames reserves the fixed names.
+func NewTargetNames(reserved ...string) *TargetNames {
+	n := &TargetNames{used: map[string]bool{}}
+	for _, r := range reserved {
+		n.used[r] = true
+	}
+	return n
+}
+
+// Unique is TargetName(base), or, where that is taken, base_suffix, then
+// base_suffix2, base_suffix3, ...
+func (n *TargetNames) Unique(base, suffix string) string {
+	s := TargetName(base)
+	if n.used[s] {
+		s += "_" + suffix
+	}
+	for i := 2; n.used[s]; i++ {
+		s = fmt.Sprintf("%s_%s%d", TargetName(base), suffix, i)
+	}
+	n.used[s] = true
+	return s
+}
+
+// PlatformTarget is the name of a platform's target in //platforms: its
+// name with _ for -.
+func PlatformTarget(p platform.Platform) string { return strings.ReplaceAll(p.Name(), "-", "_") }
