@@ -23,6 +23,10 @@ def _check_subset(what, given, allowed, where):
         if v not in allowed:
             fail("%s: %s %s was not generated; this repository has %s (run cudapkgs generate with it to add it)" % (where, what, v, ", ".join(allowed)))
 
+def _per_cuda_last(pin):
+    """Sort key of a (key, release) pin: product-wide ones first. A named function: Bazel 4.2.3 has no lambda."""
+    return "@" in pin[0]
+
 def cuda_settings(
         versions = None,
         default_version = None,
@@ -62,7 +66,7 @@ def cuda_settings(
     pin_targets = {}
 
     # Product-wide pins first, then per-CUDA ones, so that a pin for one CUDA version wins whatever the order.
-    for key, release in sorted((pins or {}).items(), key = lambda kv: "@" in kv[0]):
+    for key, release in sorted((pins or {}).items(), key = _per_cuda_last):
         product, _, cuda = key.partition("@")
         if product not in PINNABLE:
             fail("%s: pin %s: %s has no versioned releases in this repository; pinnable: %s" % (where, key, product, ", ".join(sorted(PINNABLE.keys())) or "none"))
