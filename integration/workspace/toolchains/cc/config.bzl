@@ -1,6 +1,8 @@
-"""A C toolchain config for Debian's aarch64-linux-gnu cross gcc (gcc 12 on bookworm).
+"""A C toolchain config for Debian's aarch64-linux-gnu cross gcc, any version.
 
-C only: no -lstdc++ (that needs g++-aarch64-linux-gnu).
+C only: no -lstdc++. The gcc version comes from the gcc_version build setting:
+"13" means aarch64-linux-gnu-gcc-13 and /usr/lib/gcc-cross/aarch64-linux-gnu/13/include,
+"" the unversioned aarch64-linux-gnu-gcc and every gcc-cross include folder.
 """
 
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
@@ -21,20 +23,28 @@ _LINK = [
     ACTION_NAMES.cpp_link_nodeps_dynamic_library,
 ]
 
+_GccVersionInfo = provider(doc = "The cross gcc version (a major such as 13, or empty).", fields = ["version"])
+
+def _gcc_version_impl(ctx):
+    return [_GccVersionInfo(version = ctx.build_setting_value)]
+
+gcc_version = rule(
+    implementation = _gcc_version_impl,
+    build_setting = config.string(flag = True),
+)
+
 def _impl(ctx):
-    tools = {
-        "gcc": "gcc",
-        "cpp": "cpp",
-        "ar": "ar",
-        "ld": "ld",
-        "nm": "nm",
-        "objcopy": "objcopy",
-        "objdump": "objdump",
-        "strip": "strip",
-        "gcov": "gcov",
-    }
-    tool_paths = [tool_path(name = k, path = "/usr/bin/aarch64-linux-gnu-" + v) for k, v in tools.items()]
-    tool_paths.append(tool_path(name = "dwp", path = "/bin/false"))
+    version = ctx.attr.gcc_version[_GccVersionInfo].version
+    suffix = "-" + version if version else ""
+    prefix = "/usr/bin/aarch64-linux-gnu-"
+    tool_paths = [
+        tool_path(name = "gcc", path = prefix + "gcc" + suffix),
+        tool_path(name = "cpp", path = prefix + "cpp" + suffix),
+        tool_path(name = "gcov", path = prefix + "gcov" + suffix),
+        tool_path(name = "dwp", path = "/bin/false"),
+    ]
+    for tool in ["ar", "ld", "nm", "objcopy", "objdump", "strip"]:  # binutils: unversioned
+        tool_paths.append(tool_path(name = tool, path = prefix + tool))
     features = [
         feature(name = "supports_pic", enabled = True),
         feature(name = "supports_dynamic_linker", enabled = True),
@@ -53,7 +63,7 @@ def _impl(ctx):
     ]
     return cc_common.create_cc_toolchain_config_info(
         ctx = ctx,
-        toolchain_identifier = "aarch64-linux-gnu",
+        toolchain_identifier = "aarch64-linux-gnu" + suffix,
         host_system_name = "x86_64-unknown-linux-gnu",
         target_system_name = "aarch64-unknown-linux-gnu",
         target_cpu = "aarch64",
@@ -63,15 +73,16 @@ def _impl(ctx):
         abi_libc_version = "unknown",
         tool_paths = tool_paths,
         features = features,
+        # Bazel checks included system headers against these folders (prefixes).
         cxx_builtin_include_directories = [
             "/usr/aarch64-linux-gnu/include",
-            "/usr/lib/gcc-cross/aarch64-linux-gnu/" + ctx.attr.gcc_major + "/include",
+            "/usr/lib/gcc-cross/aarch64-linux-gnu" + ("/%s/include" % version if version else ""),
             "/usr/include",
         ],
     )
 
 aarch64_toolchain_config = rule(
     implementation = _impl,
-    attrs = {"gcc_major": attr.string(default = "12")},
+    attrs = {"gcc_version": attr.label(mandatory = True, providers = [_GccVersionInfo])},
     provides = [CcToolchainConfigInfo],
 )
