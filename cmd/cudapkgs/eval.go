@@ -42,13 +42,15 @@ type jsonConfig struct {
 	Targets       []string                         `json:"targets"`
 	Pins          []string                         `json:"pins"`
 	Mirrors       []string                         `json:"mirrors"`
+	LocalCUDA     string                           `json:"local_cuda,omitempty"`
+	LocalComps    []string                         `json:"local_components,omitempty"`
 	PerCUDA       map[string]map[string]jsonTarget `json:"per_cuda"`
 }
 
 func (a *app) printConfig(e *evaluated) error {
 	c := e.cfg
 	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
-		Pins: []string{}, Mirrors: c.Mirrors(), PerCUDA: map[string]map[string]jsonTarget{}}
+		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{}}
 	if out.Capabilities == nil {
 		out.Capabilities = []string{}
 	}
