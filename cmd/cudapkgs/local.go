@@ -73,7 +73,15 @@ func localInstall(e *evaluated, sets []*pkgset.Set, log io.Writer) (*bazel.Local
 		required = []string{tc.Compiler, tc.Runtime}
 	}
 	local := &bazel.Local{Path: in.Root, Archives: map[string]map[string]string{}}
-	var used, skipped []string
+	type candidate struct {
+		pkg      *pkgset.Package
+		sha256   string
+		files    map[string]string
+		problems []string
+		evidence bool
+	}
+	var order []string
+	cands := map[string]*candidate{}
 	known := map[string]bool{}
 	for _, pkg := range set.Packages {
 		if pkg.Product != toolkit || pkg.Name != pkg.Manifest {
@@ -87,20 +95,55 @@ func localInstall(e *evaluated, sets []*pkgset.Set, log io.Writer) (*bazel.Local
 		if !ok {
 			continue
 		}
-		files, problems := localFiles(in, pkg, target)
-		if len(problems) == 0 && len(files) > 0 {
-			local.Archives[a.SHA256] = files
-			used = append(used, pkg.Name+" "+pkg.Version.String())
+		files, problems, evidence := localFiles(in, pkg, target)
+		if len(files) == 0 && len(problems) == 0 {
+			problems = []string{"it has no files on " + target.Name()}
+		}
+		cands[pkg.Name] = &candidate{pkg: pkg, sha256: a.SHA256, files: files, problems: problems, evidence: evidence || len(explicit) > 0}
+		order = append(order, pkg.Name)
+	}
+	// A component with evidence of its own is used; so is, transitively,
+	// every complete one a used component depends on (cuda_cudart's
+	// headers include cuda_cccl's: in Debian's /usr/include, a shared
+	// folder, there is no file to tell cuda_cccl apart), so that an
+	// install's components never depend on downloaded ones that it has.
+	use := map[string]bool{}
+	var queue []string
+	for _, n := range order {
+		if c := cands[n]; len(c.problems) == 0 && c.evidence {
+			use[n] = true
+			queue = append(queue, n)
+		}
+	}
+	for len(queue) > 0 {
+		c := cands[queue[0]]
+		queue = queue[1:]
+		for _, d := range c.pkg.Deps {
+			dc, ok := cands[d.Name]
+			if !ok || use[d.Name] || len(dc.problems) > 0 || (len(d.Platforms) > 0 && !slices.Contains(d.Platforms, target.Name())) {
+				continue
+			}
+			use[d.Name] = true
+			queue = append(queue, d.Name)
+		}
+	}
+	var used, skipped []string
+	for _, n := range order {
+		c := cands[n]
+		if use[n] {
+			local.Archives[c.sha256] = c.files
+			used = append(used, n+" "+c.pkg.Version.String())
 			continue
 		}
-		if slices.Contains(required, pkg.Name) {
+		if slices.Contains(required, n) {
+			problems := c.problems
 			if len(problems) == 0 {
-				problems = []string{"it has no files on " + target.Name()}
+				problems = []string{"nothing of it is in the install but folders every component shares, and the install states no version of it"}
 			}
 			return nil, fmt.Errorf("--local-cuda %s (%s layout, CUDA %s): component %s %s is missing: %s",
-				in.Root, in.Layout, m.Release, pkg.Name, pkg.Version, strings.Join(problems, "; "))
+				in.Root, in.Layout, m.Release, n, c.pkg.Version, strings.Join(problems, "; "))
 		}
-		skipped = append(skipped, pkg.Name)
+		skipped = append(skipped, n)
 	}
 	for _, c := range explicit {
 		if !known[c] {
@@ -115,14 +158,16 @@ func localInstall(e *evaluated, sets []*pkgset.Set, log io.Writer) (*bazel.Local
 }
 
 // localFiles maps each of a package's archive paths on target to the
-// install's file ("|system" after a folder shared with other software), or
-// says what is missing or of another version.
-func localFiles(in *localcuda.Install, pkg *pkgset.Package, target platform.Platform) (map[string]string, []string) {
+// install's file ("|system" after a folder shared with other software),
+// says what is missing or of another version, and whether there is evidence
+// of the package in the install: a file of its own (not a folder every
+// component shares) or a version the install states.
+func localFiles(in *localcuda.Install, pkg *pkgset.Package, target platform.Platform) (map[string]string, []string, bool) {
 	var problems []string
-	if v, ok := in.Components[pkg.Name]; ok && !v.Equal(pkg.Version) {
+	v, evidence := in.Components[pkg.Name]
+	if evidence && !v.Equal(pkg.Version) {
 		problems = append(problems, fmt.Sprintf("the install has version %s (%s), the release %s", v, in.From[pkg.Name], pkg.Version))
 	}
-	_, evidence := in.Components[pkg.Name]
 	files := map[string]string{}
 	for _, f := range pkg.Files[target.Name()] {
 		m, ok := in.Find(pkg.Name, f.Path)
@@ -135,12 +180,8 @@ func localFiles(in *localcuda.Install, pkg *pkgset.Package, target platform.Plat
 			files[f.Path] = m.Path + "|system"
 		default:
 			files[f.Path] = m.Path
-			// A folder every component shares says nothing about this one.
 			evidence = evidence || !(m.Dir && (m.Merged || m.System))
 		}
 	}
-	if len(problems) == 0 && !evidence {
-		problems = append(problems, "nothing of it is in the install but folders every component shares, and the install states no version of it")
-	}
-	return files, problems
+	return files, problems, evidence
 }

@@ -86,7 +86,9 @@ func TestGenerateLocalCUDA(t *testing.T) {
 	args := []string{"generate", "--manifests", m, "--out", out, "--cuda", "12.4.1", "--platform", "linux-x86_64,linux-sbsa", "--local-cuda", root}
 
 	errs := mustGenerate(t, args...)
-	wantOutput(t, "stderr", errs, "local CUDA "+root+" (cuda-home layout, CUDA 12.4.1, linux-x86_64): using cuda_cudart 12.4.127, cuda_nvcc 12.4.131")
+	// cuda_cccl has nothing of its own here (its headers would be in the
+	// shared include folder), but cuda_cudart depends on it: it comes along.
+	wantOutput(t, "stderr", errs, "local CUDA "+root+" (cuda-home layout, CUDA 12.4.1, linux-x86_64): using cuda_cccl 12.4.127, cuda_cudart 12.4.127, cuda_nvcc 12.4.131\n")
 	gen := string(readTree(t, out)["generated.bzl"])
 	wantOutput(t, "generated.bzl", gen,
 		`"path": "`+root+`"`,
