@@ -123,6 +123,8 @@ func (g *generator) put(f *build.File) { g.files = append(g.files, f) }
 
 // formatAll formats every recorded file into the tree.
 func (g *generator) formatAll() {
+	// The few big files: the hub, the data, the unusable targets.
+	big := map[string]bool{"BUILD.bazel": true, "generated.bzl": true, "unusable/BUILD.bazel": true, "MODULE.bazel": true}
 	out := make([][]byte, len(g.files))
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -131,17 +133,21 @@ func (g *generator) formatAll() {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				out[i] = buildfile.Format(g.files[i])
+				if big[g.files[i].Path] {
+					// Built in buildifier's order already (TestLint checks it).
+					out[i] = buildfile.FormatCanonical(g.files[i])
+				} else {
+					out[i] = buildfile.Format(g.files[i])
+				}
 			}
 		}()
 	}
-	// The few big files (hub, data, unusable targets) go first, so no
-	// worker is left formatting one of them after the others are done.
+	// The big files go first, so no worker is left formatting one of them
+	// after the others are done.
 	order := make([]int, len(g.files))
 	for i := range order {
 		order[i] = i
 	}
-	big := map[string]bool{"BUILD.bazel": true, "generated.bzl": true, "unusable/BUILD.bazel": true, "MODULE.bazel": true}
 	sort.SliceStable(order, func(a, b int) bool { return big[g.files[order[a]].Path] && !big[g.files[order[b]].Path] })
 	for _, i := range order {
 		work <- i
