@@ -1,0 +1,166 @@
+// Package emittest holds the package sets the emitters' golden tests share
+// (core/bazel, core/buck2): two CUDA versions with a runtime, a compiler, a
+// library with a versioned name that is unusable on Jetson, and a product
+// no plugin described, on a ppc64le target.
+package emittest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Config evaluates a configuration of these CUDA versions and targets.
+func Config(t *testing.T, cudas, targets []string) *config.Config {
+	t.Helper()
+	var rel []version.Version
+	for _, c := range cudas {
+		rel = append(rel, version.MustParse(c))
+	}
+	cfg, err := config.Evaluate(config.Available{Toolkit: "cuda", Releases: map[string][]version.Version{"cuda": rel}},
+		config.Defaults{}, config.Literal{From: "test", Options: config.Options{CUDA: cudas, Targets: targets}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+const nv = "https://developer.download.nvidia.com/compute/"
+
+func archive(product, name, key, ver, variant, sha string) pkgset.Archive {
+	base := name + "-" + key + "-" + ver
+	if variant != "" {
+		base += "_" + variant
+	}
+	base += "-archive"
+	rel := name + "/" + key + "/" + base + ".tar.xz"
+	return pkgset.Archive{Key: key, Variant: variant, SHA256: sha, StripPrefix: base, RelativePath: rel,
+		URLs: []string{"https://mirror.example.com/" + product + "/redist/" + rel, nv + product + "/redist/" + rel}}
+}
+
+func sha(s string) string { return strings.Repeat(s, 64/len(s)) }
+
+func libFiles(lib, major string, extra ...pkgset.File) []pkgset.File {
+	return append([]pkgset.File{
+		{Path: "include", Kind: "headers", Role: "target"},
+		{Path: "lib/" + lib + ".so." + major, Kind: "shared_lib", Role: "target", SONAME: lib + ".so." + major},
+		{Path: "lib/" + lib + "_static.a", Kind: "static_lib", Role: "target"},
+	}, extra...)
+}
+
+func cudart(cuda, ver, shaPrefix string) *pkgset.Package {
+	p := &pkgset.Package{Name: "cuda_cudart", Product: "cuda", Manifest: "cuda_cudart",
+		Release: version.MustParse(cuda), Version: version.MustParse(ver), Role: "target",
+		Platforms: map[string]pkgset.Archive{}, Files: map[string][]pkgset.File{}}
+	for i, pl := range []struct{ name, key string }{{"linux-x86_64", "linux-x86_64"}, {"linux-sbsa", "linux-sbsa"}, {"linux-jetson", "linux-aarch64"}} {
+		p.Platforms[pl.name] = archive("cuda", "cuda_cudart", pl.key, ver, "", sha(shaPrefix+string(rune('a'+i))))
+		p.Files[pl.name] = libFiles("libcudart", "12", pkgset.File{Path: "lib/stubs/libcuda.so", Kind: "stub_lib", Role: "target"})
+	}
+	return p
+}
+
+func cudnn(name string, cuda string, jetsonReason string) *pkgset.Package {
+	p := &pkgset.Package{Name: name, Product: "cudnn", Manifest: "cudnn",
+		Release: version.MustParse("8.9.7"), Version: version.MustParse("8.9.7.29"), Role: "target",
+		Platforms: map[string]pkgset.Archive{
+			"linux-x86_64": archive("cudnn", "cudnn", "linux-x86_64", "8.9.7.29", "cuda12", sha("d1")),
+			"linux-sbsa":   archive("cudnn", "cudnn", "linux-sbsa", "8.9.7.29", "cuda12", sha("d2")),
+		},
+		Unavailable: map[string][]string{},
+		Files:       map[string][]pkgset.File{},
+		// A linked edge and one loaded at run time.
+		Deps: []pkgset.Dep{{Name: "libcublas"}, {Name: "cuda_nvrtc", Runtime: true}},
+	}
+	for pl := range p.Platforms {
+		p.Files[pl] = libFiles("libcudnn", "8",
+			pkgset.File{Path: "lib/libcudnn_ops_infer.so.8", Kind: "shared_lib", Role: "target", SONAME: "libcudnn_ops_infer.so.8"},
+			pkgset.File{Path: "include/cudnn_version.h", Kind: "headers", Role: "target"})
+	}
+	if jetsonReason != "" {
+		p.Unavailable["linux-jetson"] = []string{jetsonReason, "cuDNN 8.9.7 has no linux-aarch64 archive for CUDA " + cuda}
+	}
+	return p
+}
+
+func nvcc(cuda string) *pkgset.Package {
+	return &pkgset.Package{Name: "cuda_nvcc", Product: "cuda", Manifest: "cuda_nvcc",
+		Release: version.MustParse(cuda), Version: version.MustParse(cuda), Role: "exec",
+		Platforms: map[string]pkgset.Archive{
+			"linux-x86_64": archive("cuda", "cuda_nvcc", "linux-x86_64", cuda, "", sha("e"+cuda[len(cuda)-1:])),
+		},
+		Unavailable: map[string][]string{"linux-sbsa": {"the test set has no sbsa nvcc"}},
+		Files: map[string][]pkgset.File{"linux-x86_64": {
+			{Path: "bin/nvcc", Kind: "binary", Role: "exec"},
+			{Path: "bin/ptxas", Kind: "binary", Role: "exec"},
+			{Path: "include", Kind: "headers", Role: "target"},
+			{Path: "nvvm/libdevice/libdevice.10.bc", Kind: "data", Role: "exec"},
+		}},
+	}
+}
+
+// Case is one golden case: a configuration and its package sets.
+type Case struct {
+	Name    string
+	CUDAs   []string
+	Targets []string
+	Sets    func() []*pkgset.Set
+}
+
+// Cases are the golden cases, in a fresh copy.
+func Cases() []Case {
+	return []Case{
+		{
+			// Two CUDA versions; cuDNN's cuda12 archive serves both (one
+			// package); cudnn_8_9 is a versioned name only 12.4.1 has; cuDNN
+			// is unusable on Jetson; nvcc only serves x86_64.
+			Name: "two-versions", CUDAs: []string{"12.4.1", "12.6.3"},
+			Targets: []string{"linux-x86_64", "linux-sbsa", "linux-jetson"},
+			Sets: func() []*pkgset.Set {
+				return []*pkgset.Set{
+					{CUDA: version.MustParse("12.6.3"), Packages: []*pkgset.Package{
+						cudart("12.6.3", "12.6.77", "b"), cudnn("cudnn", "12.6.3", "no Jetson build for this CUDA"), nvcc("12.6.3")}},
+					{CUDA: version.MustParse("12.4.1"), Packages: []*pkgset.Package{
+						cudart("12.4.1", "12.4.127", "a"), cudnn("cudnn", "12.4.1", "no Jetson build for this CUDA"), cudnn("cudnn_8_9", "12.4.1", ""), nvcc("12.4.1")}},
+				}
+			},
+		},
+		{
+			// A product no plugin described (no Files), and a ppc64le target
+			// (a CPU the prelude has no constraint for).
+			Name: "unfixed-ppc64le", CUDAs: []string{"12.4.1"}, Targets: []string{"linux-x86_64", "linux-ppc64le"},
+			Sets: func() []*pkgset.Set {
+				return []*pkgset.Set{{CUDA: version.MustParse("12.4.1"), Packages: []*pkgset.Package{{
+					Name: "mylib", Product: "mylib", Manifest: "mylib", Version: version.MustParse("1.2.3"),
+					Platforms: map[string]pkgset.Archive{
+						"linux-x86_64":  archive("mylib", "mylib", "linux-x86_64", "1.2.3", "", sha("f1")),
+						"linux-ppc64le": archive("mylib", "mylib", "linux-ppc64le", "1.2.3", "", sha("f2")),
+					}}}}}
+			},
+		},
+	}
+}
+
+// ReadDir reads every file under dir, by slash-separated relative path.
+func ReadDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
