@@ -36,8 +36,12 @@ func (a *app) generateCmd() *cobra.Command {
 repository to --out: a hub with one target per package (@cuda//:libcublas) that
 selects, by --@cuda//:version and the target platform, the http_archive that serves
 it, the archives' BUILD files, platforms, and targets that fail at analysis with the
-reasons a package cannot be used. See docs/bazel.md. --format buck2 writes a Buck2
-cell of the same shape instead (docs/buck2.md).
+reasons a package cannot be used. The folder is also a Bazel module: bzlmod users
+add bazel_dep(name = "cuda") with local_path_override and configure it with the
+cuda module extension's tags; WORKSPACE users call cuda_repositories(). See
+docs/bazel.md. --local-cuda PATH uses an installed CUDA instead of downloads for its
+version and platform (docs/local-cuda.md); --format buck2 writes a Buck2 cell of the
+same shape instead (docs/buck2.md).
 
 The new tree is written next to --out first; --out changes only when everything
 succeeded, and then only where files changed. Files of an earlier run that are no
