@@ -13,6 +13,8 @@ same setting differently, the extension fails naming both modules and both value
 root module's first).
 """
 
+load("//:generated.bzl", "ARCHIVES", "LOCAL", "LOCAL_HINTS", "LOCAL_IDENTIFY", "LOCAL_LAYOUTS", "LOCAL_PLATFORM_KEYS", "LOCAL_REQUIRED", "VERSIONS")
+load("//rules:local.bzl", "local_resolve")
 load("//rules:setup.bzl", "cuda_declare", "cuda_settings")
 
 _toolkit = tag_class(
@@ -49,11 +51,11 @@ _pin = tag_class(
 
 _local = tag_class(
     attrs = {
-        "components": attr.string_list(doc = "components to take from the install; default: every one cudapkgs generate --local-cuda found"),
+        "components": attr.string_list(doc = "components to take from the install (each must be complete there); default: the compiler and runtime, which must be, and every other complete one found"),
         "enabled": attr.bool(default = True, doc = "False: downloads only, even though the repository was generated with --local-cuda"),
-        "path": attr.string(doc = "the install's root, as given to cudapkgs generate --local-cuda"),
+        "path": attr.string(doc = "the install's root (absolute); default: the one cudapkgs generate --local-cuda read. Another path is read by the extension itself"),
     },
-    doc = "The installed CUDA that cudapkgs generate --local-cuda read, used instead of downloads for its CUDA version and platform.",
+    doc = "An installed CUDA used instead of downloads for its CUDA version and platform: the one cudapkgs generate --local-cuda read, or any other, which the extension reads with the same layout table.",
 )
 
 def _origin(mod):
@@ -108,6 +110,20 @@ def _cuda_impl(mctx):
         return ", ".join(sorted({_origin(chosen[k][1]): True for k in keys if k in chosen}.keys())) or "the generated defaults"
 
     pins = {k[len("pin "):]: v for k, (v, _) in chosen.items() if k.startswith("pin ")}
+    local = get("local")
+    if local and local["path"] and not (LOCAL and LOCAL["path"] == local["path"]):
+        # An install generation did not read: read it here, as generation would have.
+        data = {
+            "archives": ARCHIVES,
+            "hints": LOCAL_HINTS,
+            "identify": LOCAL_IDENTIFY,
+            "layouts": LOCAL_LAYOUTS,
+            "platform_keys": LOCAL_PLATFORM_KEYS,
+            "required": LOCAL_REQUIRED,
+            "versions": VERSIONS,
+        }
+        found = local_resolve(mctx, local["path"], local["components"], data, get("versions") or VERSIONS, "cuda extension (%s)" % origin(["local"]))
+        local = dict(local, found = found)
     settings = cuda_settings(
         versions = get("versions"),
         default_version = get("default"),
@@ -115,7 +131,7 @@ def _cuda_impl(mctx):
         capabilities = get("capabilities"),
         mirrors = mirrors,
         pins = pins,
-        local = get("local"),
+        local = local,
         where = "cuda extension (%s)" % origin(chosen.keys()),
     )
     cuda_declare(settings)

@@ -58,6 +58,10 @@ func (e *bzlEnv) load(_ *starlark.Thread, module string) (starlark.StringDict, e
 		return starlark.StringDict{"http_archive": &repoRule{name: "http_archive", env: e}}, nil
 	case "//:generated.bzl":
 		src = e.generated
+		if !strings.Contains(e.generated, "LOCAL_LAYOUTS") {
+			// A hand-written generated.bzl: the search data core/bazel writes.
+			src = e.generated + localSearchData()
+		}
 	case "//rules:setup.bzl":
 		src = SetupBzl
 	case "//rules:local.bzl":
@@ -135,7 +139,9 @@ func (e *bzlEnv) predeclared() starlark.StringDict {
 			}
 			return starlarkstruct.FromKeywords(starlark.String("module_extension"), kwargs), nil
 		}),
-		"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
+		"struct":  starlark.NewBuiltin("struct", starlarkstruct.Make),
+		"fs_path": fsBuiltins()["fs_path"],
+		"fs_read": fsBuiltins()["fs_read"],
 	}
 }
 

@@ -502,9 +502,9 @@ func TestModuleExtension(t *testing.T) {
 			want: `{"cuda_cudart_12_6_77_linux_x86_64": {"rule": "http_archive"}}`,
 		},
 		{
-			name:    "local path differs",
-			modules: `[module(name = "app", version = "0.1", is_root = True, local = [{"path": "/opt/cuda"}])]`,
-			fail:    "cuda extension (module app 0.1): local CUDA /opt/cuda: this repository was generated for the install at /usr/local/cuda-12.6; run cudapkgs generate --local-cuda /opt/cuda",
+			name:    "another path is read by the extension: no install there",
+			modules: `[module(name = "app", version = "0.1", is_root = True, local = [{"path": "/nonexistent/cuda"}])]`,
+			fail:    "CUDA install /nonexistent/cuda: no such folder",
 		},
 		{
 			name:    "a version not generated",
@@ -514,7 +514,7 @@ func TestModuleExtension(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newBzlEnv(t, miniLocal)
-			check(t, e, ext, "cuda.implementation(struct(modules = "+tc.modules+"))", "", tc.fail)
+			check(t, e, ext, "cuda.implementation(struct(modules = "+tc.modules+", path = fs_path, read = fs_read))", "", tc.fail)
 			if tc.fail == "" {
 				checkRepos(t, e, tc.want, false)
 			}

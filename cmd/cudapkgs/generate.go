@@ -96,7 +96,16 @@ nothing, without starting the plugins; --force regenerates regardless.
 		default:
 			var local *bazel.Local
 			if local, err = localInstall(e, sets, a.stderr); err == nil {
-				tree, err = bazel.Generate(e.cfg, sets, bazel.Options{Name: name, Toolchain: catalog.Toolchain(), Local: local})
+				// The module extension reads an install at Bazel time with
+				// the same knowledge generation uses for --local-cuda.
+				var toolkit string
+				for _, p := range e.products {
+					if p.Toolkit {
+						toolkit = p.Name
+					}
+				}
+				tree, err = bazel.Generate(e.cfg, sets, bazel.Options{Name: name, Toolchain: catalog.Toolchain(), Local: local,
+					LocalProduct: toolkit, LocalHints: catalog.LocalHints(), LocalIdentify: catalog.LocalIdentify()})
 			}
 		}
 		if err != nil {

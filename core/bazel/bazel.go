@@ -24,6 +24,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -42,6 +43,17 @@ type Options struct {
 	Toolchain Toolchain
 	// Local is an installed CUDA whose files replace some archives.
 	Local *Local
+	// LocalProduct is the toolkit product: its archives on Linux platforms
+	// get their file lists and edges in generated.bzl, so that the module
+	// extension can map an installed CUDA at Bazel time as generation
+	// does. Only those, to keep generated.bzl small. Empty: none.
+	LocalProduct string
+	// LocalHints and LocalIdentify are what generation passes to
+	// localcuda.Detect and Install.Release (package knowledge, from the
+	// caller), written to generated.bzl for the module extension's own
+	// reading of an install.
+	LocalHints    []localcuda.Hint
+	LocalIdentify []string
 }
 
 // Local is an installed CUDA as generation read it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
 )
@@ -89,4 +90,11 @@ var testOptions = Options{Toolchain: Toolchain{
 		}
 		return []string{"cuda_cudart", "cuda_crt"}
 	},
-}}
+},
+	LocalProduct:  "cuda",
+	LocalIdentify: []string{"cuda_nvcc", "cuda_cudart"},
+	LocalHints: []localcuda.Hint{
+		{Component: "cuda_nvcc", Rel: "bin/nvcc", Kind: localcuda.KindText, Key: ", V"},
+		{Component: "cuda_cudart", Rel: "lib", Kind: localcuda.KindName, Key: "libcudart.so."},
+	},
+}

@@ -1,6 +1,7 @@
 package bazel
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -9,9 +10,12 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 
+	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
+	"github.com/cudapkgs/cudapkgs/core/localcuda"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/rules"
 )
@@ -90,6 +94,7 @@ func (g *generator) generatedData(cfg *config.Config) {
 	// Empty: the -gencode defaults generated per CUDA version and platform.
 	assign("CAPABILITIES", &build.ListExpr{})
 	assign("LOCAL", g.localData())
+	g.localSearchData(assign)
 
 	var hcKeys []string
 	var hcVals []build.Expr
@@ -121,24 +126,29 @@ func (g *generator) generatedData(cfg *config.Config) {
 	}
 	assign("PINNABLE", buildfile.Dict(pKeys, pVals))
 
+	searchable := g.localSearchable()
 	var aKeys []string
 	var aVals []build.Expr
 	for _, r := range g.ix.Archives() {
 		aKeys = append(aKeys, r.Name)
-		aVals = append(aVals, buildfile.Dict(
-			[]string{"component", "cuda", "key", "mirror_path", "platforms", "sha256", "strip_prefix", "targets", "urls", "version"},
-			[]build.Expr{
-				buildfile.Str(r.Manifest),
-				buildfile.StrList(r.CUDAVersions()),
-				buildfile.Str(r.Archive.Key),
-				buildfile.Str(r.Archive.MirrorPath),
-				buildfile.SortedStrList(slices.Collect(maps.Keys(r.Platforms))),
-				buildfile.Str(r.Archive.SHA256),
-				buildfile.Str(r.Archive.StripPrefix),
-				buildfile.SortedStrList(g.buildTargets[r.Name]),
-				buildfile.StrList(r.Archive.URLs), // mirrors first: keep the order
-				buildfile.Str(r.Version.String()),
-			}))
+		keys := []string{"component", "cuda"}
+		vals := []build.Expr{buildfile.Str(r.Manifest), buildfile.StrList(r.CUDAVersions())}
+		if searchable[r.Archive.SHA256] {
+			deps, files := localArchiveData(r)
+			keys = append(keys, "deps", "files")
+			vals = append(vals, deps, files)
+		}
+		keys = append(keys, "key", "mirror_path", "platforms", "sha256", "strip_prefix", "targets", "urls", "version")
+		vals = append(vals,
+			buildfile.Str(r.Archive.Key),
+			buildfile.Str(r.Archive.MirrorPath),
+			buildfile.SortedStrList(slices.Collect(maps.Keys(r.Platforms))),
+			buildfile.Str(r.Archive.SHA256),
+			buildfile.Str(r.Archive.StripPrefix),
+			buildfile.SortedStrList(g.buildTargets[r.Name]),
+			buildfile.StrList(r.Archive.URLs), // mirrors first: keep the order
+			buildfile.Str(r.Version.String()))
+		aVals = append(aVals, buildfile.Dict(keys, vals))
 	}
 	assign("ARCHIVES", buildfile.Dict(aKeys, aVals))
 	g.put(f)
@@ -184,6 +194,86 @@ func (g *generator) localData() build.Expr {
 	}
 	return buildfile.Dict([]string{"archives", "components", "path"},
 		[]build.Expr{buildfile.Dict(names, vals), buildfile.SortedStrList(comps), buildfile.Str(l.Path)})
+}
+
+// localSearchData writes what the module extension needs to read an
+// installed CUDA at Bazel time the way generation does (rules/local.bzl):
+// the layout table itself (one table, so the two readers cannot drift),
+// the version hints, the components that identify a release, and the
+// components the toolchain cannot do without.
+func (g *generator) localSearchData(assign func(string, build.Expr)) {
+	layouts, err := build.ParseBzl("layouts.bzl", []byte("X = "+localcuda.Starlark(localcuda.Layouts())))
+	if err != nil {
+		// The table is a constant of the core: a syntax error is a bug.
+		panic(fmt.Sprintf("localcuda.Starlark: %v", err))
+	}
+	assign("LOCAL_LAYOUTS", layouts.Stmt[0].(*build.AssignExpr).RHS)
+	var hints []build.Expr
+	for _, h := range g.opts.LocalHints {
+		hints = append(hints, buildfile.Dict([]string{"component", "key", "kind", "rel"},
+			[]build.Expr{buildfile.Str(h.Component), buildfile.Str(h.Key), buildfile.Str(h.Kind), buildfile.Str(h.Rel)}))
+	}
+	assign("LOCAL_HINTS", &build.ListExpr{List: hints, ForceMultiLine: len(hints) > 0})
+	assign("LOCAL_IDENTIFY", buildfile.StrList(g.opts.LocalIdentify))
+	// The redist layout's folder names hold the platform key, itself with a
+	// '-': it is found by name, as localcuda does.
+	assign("LOCAL_PLATFORM_KEYS", buildfile.StrList(manifest.PlatformKeys()))
+	var required []string
+	for _, c := range []string{g.opts.Toolchain.Compiler, g.opts.Toolchain.Runtime} {
+		if c != "" && !slices.Contains(required, c) {
+			required = append(required, c)
+		}
+	}
+	assign("LOCAL_REQUIRED", buildfile.StrList(required))
+}
+
+// localSearchable returns the sha256 of the archives an install can stand
+// in for: the toolkit product's, on Linux platforms (installs are Linux
+// only), under their manifest names (a versioned name is another
+// product's).
+func (g *generator) localSearchable() map[string]bool {
+	out := map[string]bool{}
+	if g.opts.LocalProduct == "" {
+		return out
+	}
+	for _, s := range g.sets {
+		for _, pkg := range s.Packages {
+			if pkg.Product != g.opts.LocalProduct || pkg.Name != pkg.Manifest {
+				continue
+			}
+			for p, a := range pkg.Platforms {
+				if strings.HasPrefix(p, "linux-") {
+					out[a.SHA256] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// localArchiveData is an archive's edges (linked and loaded at run time
+// alike: an install's component should not depend on a download of one the
+// install has) and its files, path -> kind, for the extension's search.
+func localArchiveData(r *archives.Archive) (deps, files build.Expr) {
+	var names []string
+	for d := range r.Deps {
+		names = append(names, d)
+	}
+	for d := range r.Runtime {
+		if !slices.Contains(names, d) {
+			names = append(names, d)
+		}
+	}
+	var fk []string
+	var fv []build.Expr
+	for _, f := range r.SortedFiles() {
+		if slices.Contains(fk, f.Path) {
+			continue
+		}
+		fk = append(fk, f.Path)
+		fv = append(fv, buildfile.Str(f.Kind))
+	}
+	return buildfile.SortedStrList(names), buildfile.Dict(fk, fv)
 }
 
 type pinnableProduct struct {

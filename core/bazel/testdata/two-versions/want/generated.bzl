@@ -13,6 +13,91 @@ PLATFORMS = [
 ]
 CAPABILITIES = []
 LOCAL = {}
+LOCAL_LAYOUTS = {
+    "cuda-home": {
+        "markers": ["targets/{triple}/include", "version.json"],
+        "triples": [["x86_64-linux", "linux-x86_64"], ["sbsa-linux", "linux-sbsa"], ["aarch64-linux", "linux-aarch64"], ["ppc64le-linux", "linux-ppc64le"]],
+        "triple_probe": "targets/{triple}",
+        "triple_link": "lib64",
+        "merged": True,
+        "dirs": [
+            {"prefix": "", "candidates": [{"path": "", "system": False}]},
+            {"prefix": "include", "candidates": [{"path": "include", "system": False}, {"path": "targets/{triple}/include", "system": False}]},
+            {"prefix": "lib", "candidates": [{"path": "lib64", "system": False}, {"path": "targets/{triple}/lib", "system": False}]},
+            {"prefix": "lib64", "candidates": [{"path": "lib64", "system": False}, {"path": "targets/{triple}/lib", "system": False}]},
+        ],
+        "release": [{"kind": "json", "path": "version.json", "key": "cuda.version"}, {"kind": "define", "path": "include/cuda.h", "key": "CUDA_VERSION"}, {"kind": "define", "path": "targets/{triple}/include/cuda.h", "key": "CUDA_VERSION"}],
+        "release_optional": False,
+        "components": [{"kind": "json-components", "path": "version.json", "key": "cuda"}],
+    },
+    "debian": {
+        "markers": ["lib/nvidia-cuda-toolkit/bin", "lib/{triple}/libcudart.so*"],
+        "triples": [["x86_64-linux-gnu", "linux-x86_64"], ["aarch64-linux-gnu", "linux-sbsa"], ["powerpc64le-linux-gnu", "linux-ppc64le"]],
+        "triple_probe": "lib/{triple}/libcudart.so*",
+        "triple_link": "",
+        "merged": True,
+        "dirs": [
+            {"prefix": "bin", "candidates": [{"path": "lib/nvidia-cuda-toolkit/bin", "system": False}, {"path": "bin", "system": True}]},
+            {"prefix": "nvvm/bin", "candidates": [{"path": "lib/nvidia-cuda-toolkit/bin", "system": False}]},
+            {"prefix": "nvvm/libdevice", "candidates": [{"path": "lib/nvidia-cuda-toolkit/libdevice", "system": False}]},
+            {"prefix": "nvvm/include", "candidates": [{"path": "include", "system": True}]},
+            {"prefix": "nvvm/lib64", "candidates": [{"path": "lib/{triple}", "system": True}]},
+            {"prefix": "include", "candidates": [{"path": "include", "system": True}]},
+            {"prefix": "lib", "candidates": [{"path": "lib/{triple}", "system": True}]},
+            {"prefix": "lib64", "candidates": [{"path": "lib/{triple}", "system": True}]},
+            {"prefix": "extras/CUPTI/include", "candidates": [{"path": "include", "system": True}]},
+            {"prefix": "extras/CUPTI/lib64", "candidates": [{"path": "lib/{triple}", "system": True}]},
+            {"prefix": "compute-sanitizer", "candidates": [{"path": "lib/nvidia-cuda-toolkit/compute-sanitizer", "system": False}]},
+        ],
+        "release": [{"kind": "define", "path": "include/cuda.h", "key": "CUDA_VERSION"}],
+        "release_optional": False,
+        "components": [],
+    },
+    "redist": {
+        "markers": ["*-archive"],
+        "triples": [],
+        "triple_probe": "",
+        "triple_link": "",
+        "merged": False,
+        "dirs": [
+            {"prefix": "", "candidates": [{"path": "{archive}", "system": False}]},
+        ],
+        "release": [{"kind": "define", "path": "*-archive/include/cuda.h", "key": "CUDA_VERSION"}],
+        "release_optional": True,
+        "components": [{"kind": "archive-names", "path": "*-archive", "key": ""}],
+    },
+}
+LOCAL_HINTS = [
+    {
+        "component": "cuda_nvcc",
+        "key": ", V",
+        "kind": "text",
+        "rel": "bin/nvcc",
+    },
+    {
+        "component": "cuda_cudart",
+        "key": "libcudart.so.",
+        "kind": "name",
+        "rel": "lib",
+    },
+]
+LOCAL_IDENTIFY = [
+    "cuda_nvcc",
+    "cuda_cudart",
+]
+LOCAL_PLATFORM_KEYS = [
+    "linux-x86_64",
+    "linux-sbsa",
+    "linux-aarch64",
+    "linux-ppc64le",
+    "windows-x86_64",
+    "linux-all",
+    "source",
+]
+LOCAL_REQUIRED = [
+    "cuda_nvcc",
+    "cuda_cudart",
+]
 HOST_COMPILERS = {
     "12.4.1": {
         "clang": [7, 17],
@@ -35,6 +120,13 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_4_127_linux_aarch64": {
         "component": "cuda_cudart",
         "cuda": ["12.4.1"],
+        "deps": [],
+        "files": {
+            "include": "headers",
+            "lib/libcudart.so.12": "shared_lib",
+            "lib/libcudart_static.a": "static_lib",
+            "lib/stubs/libcuda.so": "stub_lib",
+        },
         "key": "linux-aarch64",
         "mirror_path": "",
         "platforms": ["linux-jetson"],
@@ -57,6 +149,13 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_4_127_linux_sbsa": {
         "component": "cuda_cudart",
         "cuda": ["12.4.1"],
+        "deps": [],
+        "files": {
+            "include": "headers",
+            "lib/libcudart.so.12": "shared_lib",
+            "lib/libcudart_static.a": "static_lib",
+            "lib/stubs/libcuda.so": "stub_lib",
+        },
         "key": "linux-sbsa",
         "mirror_path": "",
         "platforms": ["linux-sbsa"],
@@ -79,6 +178,13 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_4_127_linux_x86_64": {
         "component": "cuda_cudart",
         "cuda": ["12.4.1"],
+        "deps": [],
+        "files": {
+            "include": "headers",
+            "lib/libcudart.so.12": "shared_lib",
+            "lib/libcudart_static.a": "static_lib",
+            "lib/stubs/libcuda.so": "stub_lib",
+        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
@@ -101,6 +207,13 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_6_77_linux_aarch64": {
         "component": "cuda_cudart",
         "cuda": ["12.6.3"],
+        "deps": [],
+        "files": {
+            "include": "headers",
+            "lib/libcudart.so.12": "shared_lib",
+            "lib/libcudart_static.a": "static_lib",
+            "lib/stubs/libcuda.so": "stub_lib",
+        },
         "key": "linux-aarch64",
         "mirror_path": "",
         "platforms": ["linux-jetson"],
@@ -123,6 +236,13 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_6_77_linux_sbsa": {
         "component": "cuda_cudart",
         "cuda": ["12.6.3"],
+        "deps": [],
+        "files": {
+            "include": "headers",
+            "lib/libcudart.so.12": "shared_lib",
+            "lib/libcudart_static.a": "static_lib",
+            "lib/stubs/libcuda.so": "stub_lib",
+        },
         "key": "linux-sbsa",
         "mirror_path": "",
         "platforms": ["linux-sbsa"],
@@ -145,6 +265,13 @@ ARCHIVES = {
     "cuda_cuda_cudart_12_6_77_linux_x86_64": {
         "component": "cuda_cudart",
         "cuda": ["12.6.3"],
+        "deps": [],
+        "files": {
+            "include": "headers",
+            "lib/libcudart.so.12": "shared_lib",
+            "lib/libcudart_static.a": "static_lib",
+            "lib/stubs/libcuda.so": "stub_lib",
+        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
@@ -167,6 +294,13 @@ ARCHIVES = {
     "cuda_cuda_nvcc_12_4_1_linux_x86_64": {
         "component": "cuda_nvcc",
         "cuda": ["12.4.1"],
+        "deps": [],
+        "files": {
+            "bin/nvcc": "binary",
+            "bin/ptxas": "binary",
+            "include": "headers",
+            "nvvm/libdevice/libdevice.10.bc": "data",
+        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],
@@ -189,6 +323,13 @@ ARCHIVES = {
     "cuda_cuda_nvcc_12_6_3_linux_x86_64": {
         "component": "cuda_nvcc",
         "cuda": ["12.6.3"],
+        "deps": [],
+        "files": {
+            "bin/nvcc": "binary",
+            "bin/ptxas": "binary",
+            "include": "headers",
+            "nvvm/libdevice/libdevice.10.bc": "data",
+        },
         "key": "linux-x86_64",
         "mirror_path": "",
         "platforms": ["linux-x86_64"],

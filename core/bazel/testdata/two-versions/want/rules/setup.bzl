@@ -46,7 +46,8 @@ def cuda_settings(
       mirrors: base URLs with NVIDIA's layout, tried before the generated URLs.
       pins: {"product": "major.minor"} or {"product@cuda version": "major.minor"}: the release a product's default names use.
       local: None: the installed CUDA generation read (cudapkgs generate --local-cuda), if any; False: downloads
-        only; {"path": ..., "components": [...]}: that install (the path generation read), only these components.
+        only; {"path": ..., "components": [...]}: that install (the path generation read), only these components;
+        with "found" (the module extension's reading of another install, shaped like LOCAL): that install.
       where: what the arguments came from, for messages.
 
     Returns:
@@ -88,15 +89,19 @@ def cuda_settings(
     elif local == False:
         local = None
     else:
-        if not LOCAL:
+        # "found": the module extension read the install itself (rules/local.bzl's local_resolve), a dict
+        # shaped like LOCAL; else only the install generation read can be used (a macro reads no files).
+        data = local.get("found") or LOCAL
+        when = "" if local.get("found") else " when generating"
+        if not data:
             fail("%s: local CUDA %s: this repository was generated without one; run cudapkgs generate --local-cuda %s" % (where, local["path"] or "(no path)", local["path"] or "PATH"))
-        if local.get("path") and local["path"] != LOCAL["path"]:
-            fail("%s: local CUDA %s: this repository was generated for the install at %s; run cudapkgs generate --local-cuda %s" % (where, local["path"], LOCAL["path"], local["path"]))
-        components = local.get("components") or LOCAL["components"]
+        if local.get("path") and local["path"] != data["path"] and not local.get("found"):
+            fail("%s: local CUDA %s: this repository was generated for the install at %s; run cudapkgs generate --local-cuda %s" % (where, local["path"], data["path"], local["path"]))
+        components = local.get("components") or data["components"]
         for c in components:
-            if c not in LOCAL["components"]:
-                fail("%s: local CUDA %s: component %s was not found there when generating; found: %s" % (where, local["path"], c, ", ".join(LOCAL["components"])))
-        local = {"archives": {n: f for n, f in LOCAL["archives"].items() if ARCHIVES[n]["component"] in components}, "components": components, "path": LOCAL["path"]}
+            if c not in data["components"]:
+                fail("%s: local CUDA %s: component %s was not found there%s; found: %s" % (where, local["path"], c, when, ", ".join(data["components"])))
+        local = {"archives": {n: f for n, f in data["archives"].items() if ARCHIVES[n]["component"] in components}, "components": components, "path": data["path"]}
     return {
         "capabilities": list(capabilities) if capabilities != None else list(CAPABILITIES),
         "default_version": default_version,
