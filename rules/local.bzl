@@ -57,6 +57,10 @@ def _is_dir(p):
         return p.is_dir
     return "." not in p.basename
 
+def _in(where, text):
+    """text, after what the setting came from (the extension's tag) when there is one."""
+    return "%s: %s" % (where, text) if where else text
+
 def _join(*parts):
     return "/".join([x for x in parts if x])
 
@@ -127,7 +131,7 @@ def _parse_archive_name(name, platform_keys):
             return (c, p, v)
     return None
 
-def _read_version(ctx, file, kind, key):
+def _read_version(ctx, file, kind, key, where):
     """The version a file (or a folder, for "name") states by kind, or None; a key without a version fails."""
     if kind == "json":
         doc = json.decode(ctx.read(file))
@@ -137,7 +141,7 @@ def _read_version(ctx, file, kind, key):
             doc = doc[k]
         v = parse_version(doc) if type(doc) == "string" else None
         if v == None:
-            fail("%s: key %s: expected a version string, not %s" % (file, json.encode(key), json.encode(doc)))
+            fail(_in(where, "%s: key %s: expected a version string, not %s" % (file, json.encode(key), json.encode(doc))))
         return v
     if kind == "define":
         for line in ctx.read(file).split("\n"):
@@ -145,7 +149,7 @@ def _read_version(ctx, file, kind, key):
             if len(fields) < 3 or fields[0] != "#define" or fields[1] != key:
                 continue
             if not fields[2].isdigit() or int(fields[2]) < 1000:
-                fail("%s: #define %s %s: expected an integer such as 12040 (major*1000 + minor*10)" % (file, key, fields[2]))
+                fail(_in(where, "%s: #define %s %s: expected an integer such as 12040 (major*1000 + minor*10)" % (file, key, fields[2])))
             n = int(fields[2])
             return [n // 1000, n % 1000 // 10]
         return None
@@ -181,7 +185,7 @@ def _read_version(ctx, file, kind, key):
                 return v
             i = data.find(key, i + len(key))
         return None
-    fail("%s: version source kind %s: expected one of json, define, name, text" % (file, json.encode(kind)))
+    fail(_in(where, "%s: version source kind %s: expected one of json, define, name, text" % (file, json.encode(kind))))
 
 def _triple(ctx, inst, layout):
     """The install's [triple, platform]: the one whose probe exists, or the one triple_link leads into."""
@@ -190,7 +194,7 @@ def _triple(ctx, inst, layout):
     if len(found) == 1:
         return found[0]
     if not found:
-        fail("CUDA install %s (%s layout): no %s for any known triple (%s)" % (root, inst["layout"], layout["triple_probe"], ", ".join([t[0] for t in layout["triples"]])))
+        fail(_in(inst["where"], "CUDA install %s (%s layout): no %s for any known triple (%s)" % (root, inst["layout"], layout["triple_probe"], ", ".join([t[0] for t in layout["triples"]]))))
     names = ", ".join([t[0] for t in found])
     if layout["triple_link"]:
         link = ctx.path(_join(root, layout["triple_link"]))
@@ -202,8 +206,8 @@ def _triple(ctx, inst, layout):
                     d = str(probe.realpath)
                     if real == d or real.startswith(d + "/"):
                         return t
-        fail("CUDA install %s (%s layout): holds %s; %s does not lead into one of them, so which is the install's own cannot be told" % (root, inst["layout"], names, _join(root, layout["triple_link"])))
-    fail("CUDA install %s (%s layout): holds %s, so which is the install's own cannot be told" % (root, inst["layout"], names))
+        fail(_in(inst["where"], "CUDA install %s (%s layout): holds %s; %s does not lead into one of them, so which is the install's own cannot be told" % (root, inst["layout"], names, _join(root, layout["triple_link"]))))
+    fail(_in(inst["where"], "CUDA install %s (%s layout): holds %s, so which is the install's own cannot be told" % (root, inst["layout"], names)))
 
 def _set(inst, comp, v, frm):
     if comp not in inst["components"]:
@@ -222,7 +226,7 @@ def _read_components(ctx, inst, s, platform_keys):
                     continue  # the toolkit's own entry, or not a component's
                 v = parse_version(entry["version"])
                 if v == None:
-                    fail("%s: key %s: %s is not a version" % (file, json.encode(k + ".version"), json.encode(entry["version"])))
+                    fail(_in(inst["where"], "%s: key %s: %s is not a version" % (file, json.encode(k + ".version"), json.encode(entry["version"]))))
                 _set(inst, k, v, file)
             return
         return
@@ -233,15 +237,15 @@ def _read_components(ctx, inst, s, platform_keys):
             name = rel.split("/")[-1]
             parsed = _parse_archive_name(name, platform_keys)
             if parsed == None:
-                fail("%s: folder name %s: expected <component>-<platform>-<version>-archive, as NVIDIA's archives unpack, with a platform such as linux-x86_64" % (_join(root, rel), json.encode(name)))
+                fail(_in(inst["where"], "%s: folder name %s: expected <component>-<platform>-<version>-archive, as NVIDIA's archives unpack, with a platform such as linux-x86_64" % (_join(root, rel), json.encode(name))))
             comp, plat, v = parsed
             if comp in inst["archives"]:
-                fail("CUDA install %s: %s and %s are both %s: expected one archive per component" % (root, inst["archives"][comp], name, comp))
+                fail(_in(inst["where"], "CUDA install %s: %s and %s are both %s: expected one archive per component" % (root, inst["archives"][comp], name, comp)))
             inst["archives"][comp] = name
             inst["archive_platforms"][plat] = True
             _set(inst, comp, v, _join(root, rel))
         return
-    fail("layout %s: component source kind %s: expected json-components or archive-names" % (inst["layout"], json.encode(s["kind"])))
+    fail(_in(inst["where"], "layout %s: component source kind %s: expected json-components or archive-names" % (inst["layout"], json.encode(s["kind"]))))
 
 def local_find(ctx, inst, component, rel):
     """Install.Find: the install's file or folder for a path of a component's archive.
@@ -283,7 +287,7 @@ def local_find(ctx, inst, component, rel):
         return {"dir": is_dir, "merged": inst["merged"] and is_dir, "path": p, "system": c["system"] and rest == ""}
     return None
 
-def local_detect(ctx, root, layouts, hints, platform_keys):
+def local_detect(ctx, root, layouts, hints, platform_keys, where = ""):
     """localcuda.Detect: the install's layout, triple, platform, release and stated component versions.
 
     Args:
@@ -292,19 +296,20 @@ def local_detect(ctx, root, layouts, hints, platform_keys):
       layouts: LOCAL_LAYOUTS (localcuda.Starlark of the layout table).
       hints: LOCAL_HINTS: [{"component", "rel", "kind", "key"}].
       platform_keys: the NVIDIA platform keys, to read redist folder names.
+      where: what the setting came from, to start messages with; "" for none.
 
     Returns:
       A dict: root, layout, triple, platform, cuda (numbers or None), cuda_from, components
       (component -> numbers), from, and what local_find needs.
     """
     if not root.startswith("/"):
-        fail("CUDA install %s: expected an absolute path" % root)
+        fail(_in(where, "CUDA install %s: expected an absolute path" % root))
     root = root.rstrip("/") or "/"
     p = ctx.path(root)
     if not p.exists:
-        fail("CUDA install %s: no such folder" % root)
+        fail(_in(where, "CUDA install %s: no such folder" % root))
     if not _is_dir(p):
-        fail("CUDA install %s: not a folder: expected the toolkit's root (/usr/local/cuda, /usr, or a folder of unpacked *-archive folders)" % root)
+        fail(_in(where, "CUDA install %s: not a folder: expected the toolkit's root (/usr/local/cuda, /usr, or a folder of unpacked *-archive folders)" % root))
     looked = []
     for name, layout in layouts.items():
         marked = False
@@ -328,6 +333,7 @@ def local_detect(ctx, root, layouts, hints, platform_keys):
             "platform": "",
             "root": root,
             "triple": "",
+            "where": where,
         }
         if layout["triple_probe"]:
             t = _triple(ctx, inst, layout)
@@ -337,15 +343,15 @@ def local_detect(ctx, root, layouts, hints, platform_keys):
         if name == "redist":
             plats = sorted(inst["archive_platforms"].keys())
             if not plats:
-                fail("CUDA install %s (%s layout): no folder named <component>-<platform>-<version>-archive" % (root, name))
+                fail(_in(where, "CUDA install %s (%s layout): no folder named <component>-<platform>-<version>-archive" % (root, name)))
             if len(plats) > 1:
-                fail("CUDA install %s (%s layout): holds archives for %s: expected one platform per folder" % (root, name, " and ".join(plats)))
+                fail(_in(where, "CUDA install %s (%s layout): holds archives for %s: expected one platform per folder" % (root, name, " and ".join(plats))))
             inst["platform"] = plats[0]
         tried = []
         for s in layout["release"]:
             src = s["path"].replace("{triple}", inst["triple"]) if inst["triple"] else s["path"]
             for rel in _glob(ctx, root, src):
-                v = _read_version(ctx, _join(root, rel), s["kind"], s["key"])
+                v = _read_version(ctx, _join(root, rel), s["kind"], s["key"], where)
                 if v != None:
                     inst["cuda"], inst["cuda_from"] = v, _join(root, rel)
                     break
@@ -353,19 +359,19 @@ def local_detect(ctx, root, layouts, hints, platform_keys):
                 break
             tried.append("%s key %s" % (s["path"], json.encode(s["key"])) if s["kind"] == "json" else ("%s #define %s" % (s["path"], s["key"]) if s["kind"] == "define" else s["path"]))
         if inst["cuda"] == None and not layout["release_optional"]:
-            fail("CUDA install %s (%s layout): no file states the CUDA release: looked for %s" % (root, name, ", ".join(tried)))
+            fail(_in(where, "CUDA install %s (%s layout): no file states the CUDA release: looked for %s" % (root, name, ", ".join(tried))))
         for h in hints:
             if h["component"] in inst["components"]:
                 continue
             m = local_find(ctx, inst, h["component"], h["rel"])
             if m == None:
                 continue
-            v = _read_version(ctx, m["path"], h["kind"], h["key"])
+            v = _read_version(ctx, m["path"], h["kind"], h["key"], where)
             if v != None:
                 inst["components"][h["component"]] = v
                 inst["from"][h["component"]] = m["path"]
         return inst
-    fail("CUDA install %s: no known layout: looked for %s" % (root, "; ".join(looked)))
+    fail(_in(where, "CUDA install %s: no known layout: looked for %s" % (root, "; ".join(looked))))
 
 def _stated_text(inst):
     parts = ["CUDA " + _vstr(inst["cuda"])] if inst["cuda"] != None else []
@@ -421,7 +427,7 @@ def local_resolve(ctx, path, components, data, enabled, where):
     Returns:
       A dict shaped like LOCAL in generated.bzl: {"path", "components", "archives": {repository: {rel: file}}}.
     """
-    inst = local_detect(ctx, path, data["layouts"], data["hints"], data["platform_keys"])
+    inst = local_detect(ctx, path, data["layouts"], data["hints"], data["platform_keys"], where)
     root, plat = inst["root"], inst["platform"]
     head = "%s: local CUDA %s (%s layout, %s)" % (where, root, inst["layout"], plat)
 

@@ -211,9 +211,9 @@ func TestLocalResolve(t *testing.T) {
 
 	const where = "cuda extension (module app): local CUDA "
 	for _, tc := range []struct{ name, root, extra, fail string }{
-		{name: "no install", root: "/nonexistent/cuda", fail: "CUDA install /nonexistent/cuda: no such folder"},
+		{name: "no install", root: "/nonexistent/cuda", fail: "cuda extension (module app): CUDA install /nonexistent/cuda: no such folder"},
 		{name: "no layout", root: writeTree(t, map[string]string{"README": ""}),
-			fail: "CUDA install %s: no known layout: looked for targets/{triple}/include or version.json (cuda-home); lib/nvidia-cuda-toolkit/bin or lib/{triple}/libcudart.so* (debian); *-archive (redist)"},
+			fail: "cuda extension (module app): CUDA install %s: no known layout: looked for targets/{triple}/include or version.json (cuda-home); lib/nvidia-cuda-toolkit/bin or lib/{triple}/libcudart.so* (debian); *-archive (redist)"},
 		{name: "the compiler is missing", root: redistTree(t, false),
 			fail: where + "%s (redist layout, CUDA 12.6.3): component cuda_nvcc 12.6.85 is missing: bin/nvcc not found; nvvm/bin/cicc not found"},
 		{name: "a release not enabled", root: cudaHomeTree(t, "12.4.1", "12.4.131", "12.4.127"), extra: `, toolkit = [{"versions": ["12.6.3"]}]`,

@@ -504,7 +504,7 @@ func TestModuleExtension(t *testing.T) {
 		{
 			name:    "another path is read by the extension: no install there",
 			modules: `[module(name = "app", version = "0.1", is_root = True, local = [{"path": "/nonexistent/cuda"}])]`,
-			fail:    "CUDA install /nonexistent/cuda: no such folder",
+			fail:    "cuda extension (module app 0.1): CUDA install /nonexistent/cuda: no such folder",
 		},
 		{
 			name:    "a version not generated",
