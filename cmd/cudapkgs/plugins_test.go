@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +31,9 @@ func buildTool(t *testing.T, dir, pkg, name string) (string, string) {
 	v, _ := builds.LoadOrStore(dir+"|"+pkg, &built{})
 	b := v.(*built)
 	b.once.Do(func() {
-		out := filepath.Join(os.TempDir(), "cudapkgs-test-"+name+"-"+hex.EncodeToString([]byte(t.Name()))[:8])
+		// One binary per test process: two runs at once (CI and a developer)
+		// must not overwrite each other's between build and checksum.
+		out := filepath.Join(os.TempDir(), "cudapkgs-test-"+name+"-"+strconv.Itoa(os.Getpid()))
 		cmd := exec.Command("go", "build", "-o", out, pkg)
 		cmd.Dir = dir
 		if msg, err := cmd.CombinedOutput(); err != nil {
