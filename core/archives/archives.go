@@ -241,6 +241,15 @@ func (ix *Index) Versions() []string {
 	return out
 }
 
+// DefaultVersion is the CUDA version a build gets unless it says
+// otherwise: the newest of the configured versions, else the newest set.
+func (ix *Index) DefaultVersion(configured []version.Version) version.Version {
+	if len(configured) > 0 {
+		return configured[len(configured)-1]
+	}
+	return ix.sets[len(ix.sets)-1].CUDA
+}
+
 // Targets are the target platforms, in the order Collect was given them.
 func (ix *Index) Targets() []platform.Platform { return slices.Clone(ix.targets) }
 

@@ -334,3 +334,13 @@ func TestSortFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultVersion(t *testing.T) {
+	ix := mustCollect(t, []*pkgset.Set{set("12.10.0"), set("12.9.1")}, []platform.Platform{x86}, "hub")
+	if got := ix.DefaultVersion(nil); got.String() != "12.10.0" {
+		t.Errorf("DefaultVersion(nil) = %s, want the newest set, 12.10.0", got)
+	}
+	if got := ix.DefaultVersion([]version.Version{version.MustParse("12.9.1")}); got.String() != "12.9.1" {
+		t.Errorf("DefaultVersion([12.9.1]) = %s, want the newest configured, 12.9.1", got)
+	}
+}

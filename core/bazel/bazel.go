@@ -89,8 +89,12 @@ type generator struct {
 	// buildTargets are, per archive name, the names its BUILD file defines
 	// that others refer to (repoBuild fills them, generated.bzl lists them).
 	buildTargets map[string][]string
-	tree         Tree
-	files        []*build.File
+	// pinnable are the products with versioned names; pinned their default
+	// names, which go through the configuration repository's pins.
+	pinnable map[string]*pinnableProduct
+	pinned   map[string]bool
+	tree     Tree
+	files    []*build.File
 }
 
 // Generate builds the repository's files from the configuration and the
@@ -110,6 +114,8 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 		return nil, err
 	}
 	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, tree: Tree{}}
+	g.pinnable = pinnable(g.sets)
+	g.pinned = pinnedNames(g.pinnable)
 	g.workspace()
 	for _, a := range ix.Archives() {
 		g.repoBuild(a)
@@ -404,14 +410,13 @@ func (g *generator) hub(cfg *config.Config) {
 				buildfile.Arg("flag_values", buildfile.Dict([]string{":version"}, []build.Expr{buildfile.Str(s.CUDA.String())}))))
 		}
 	}
-	pinnable := g.pinnable()
 	for _, name := range g.ix.Packages() {
 		keys, labels := g.ix.Select(name,
 			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
 			func(a *archives.Archive) string { return "@" + a.Name + "//:" + a.Manifest },
 			"//conditions:default")
 		actual := buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List))
-		if g.pinned(name, pinnable) {
+		if g.pinned[name] {
 			f.Stmt = append(f.Stmt, buildfile.Call("alias",
 				buildfile.Arg("name", buildfile.Str(name)),
 				buildfile.Arg("actual", buildfile.Str(cfgRepo+"//pins:"+name))))

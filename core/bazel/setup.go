@@ -16,6 +16,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/rules"
 )
@@ -85,7 +86,7 @@ func (g *generator) generatedData(cfg *config.Config) {
 	f.Stmt = append(f.Stmt, buildfile.Docstring("What cudapkgs generate wrote into @"+g.opts.Name+": data for //rules:setup.bzl."))
 	assign("NAME", buildfile.Str(g.opts.Name))
 	assign("VERSIONS", buildfile.StrList(g.ix.Versions()))
-	assign("DEFAULT_VERSION", buildfile.Str(g.defaultVersion(cfg)))
+	assign("DEFAULT_VERSION", buildfile.Str(g.ix.DefaultVersion(cfg.CUDA()).String()))
 	var plats []string
 	for _, t := range g.targets {
 		plats = append(plats, t.Name())
@@ -108,7 +109,7 @@ func (g *generator) generatedData(cfg *config.Config) {
 	}
 	assign("HOST_COMPILERS", buildfile.Dict(hcKeys, hcVals))
 
-	pinnable := g.pinnable()
+	pinnable := g.pinnable
 	var pKeys []string
 	var pVals []build.Expr
 	for _, product := range slices.Sorted(maps.Keys(pinnable)) {
@@ -156,14 +157,6 @@ func (g *generator) generatedData(cfg *config.Config) {
 
 func intPair(a, b int) *build.ListExpr {
 	return &build.ListExpr{List: []build.Expr{&build.LiteralExpr{Token: strconv.Itoa(a)}, &build.LiteralExpr{Token: strconv.Itoa(b)}}}
-}
-
-// defaultVersion is the newest configured CUDA version (or generated set).
-func (g *generator) defaultVersion(cfg *config.Config) string {
-	if cs := cfg.CUDA(); len(cs) > 0 {
-		return cs[len(cs)-1].String()
-	}
-	return g.sets[len(g.sets)-1].CUDA.String()
 }
 
 // localData is LOCAL: the installed CUDA generation read, per archive it
@@ -283,10 +276,10 @@ type pinnableProduct struct {
 
 // pinnable finds the products that have versioned names (libfoo_8_9): their
 // default names can be pinned to one of them when the repositories are
-// declared.
-func (g *generator) pinnable() map[string]*pinnableProduct {
+// declared. Generate computes it once; the hub and generated.bzl read it.
+func pinnable(sets []*pkgset.Set) map[string]*pinnableProduct {
 	out := map[string]*pinnableProduct{}
-	for _, s := range g.sets {
+	for _, s := range sets {
 		for _, pkg := range s.Packages {
 			if pkg.Name == pkg.Manifest || !strings.HasPrefix(pkg.Name, pkg.Manifest+"_") {
 				continue
@@ -299,7 +292,8 @@ func (g *generator) pinnable() map[string]*pinnableProduct {
 			if !slices.Contains(p.packages, pkg.Manifest) {
 				p.packages = append(p.packages, pkg.Manifest)
 			}
-			mm := strings.ReplaceAll(strings.TrimPrefix(pkg.Name, pkg.Manifest+"_"), "_", ".")
+			// The versioned name's suffix is its release's major.minor.
+			mm := pkg.Release.MajorMinor().String()
 			if rs := p.releases[s.CUDA.String()]; !slices.Contains(rs, mm) {
 				p.releases[s.CUDA.String()] = append(rs, mm)
 			}
@@ -314,15 +308,16 @@ func (g *generator) pinnable() map[string]*pinnableProduct {
 	return out
 }
 
-// pinned reports whether a package's default name goes through the
-// configuration repository's pins.
-func (g *generator) pinned(name string, pinnable map[string]*pinnableProduct) bool {
+// pinnedNames are the default names that go through the configuration
+// repository's pins.
+func pinnedNames(pinnable map[string]*pinnableProduct) map[string]bool {
+	out := map[string]bool{}
 	for _, p := range pinnable {
-		if slices.Contains(p.packages, name) {
-			return true
+		for _, n := range p.packages {
+			out[n] = true
 		}
 	}
-	return false
+	return out
 }
 
 // copyRules copies the Starlark sources of rules/ into the tree.

@@ -287,15 +287,6 @@ func (g *generator) platformList() []platform.Platform {
 	return out
 }
 
-// defaultVersion is the CUDA version the plain platforms carry: the newest
-// configured one, as Bazel's --@cuda//:version defaults to.
-func (g *generator) defaultVersion(cfg *config.Config) version.Version {
-	if cs := cfg.CUDA(); len(cs) > 0 {
-		return cs[len(cs)-1]
-	}
-	return g.sets[len(g.sets)-1].CUDA
-}
-
 // platforms writes platforms/BUCK: the aarch64 flavour, the CUDA version
 // setting with one value per generated version, and platforms: per target
 // one with the default CUDA version and one per CUDA version.
@@ -319,7 +310,9 @@ func (g *generator) platforms(cfg *config.Config) {
 	for _, c := range slices.Sorted(maps.Keys(cpus)) {
 		f.Stmt = append(f.Stmt, call("constraint_value", public(), buildfile.Arg("name", buildfile.Str(archives.Sanitize(c))), buildfile.Arg("constraint_setting", buildfile.Str("config//cpu/constraints:cpu"))))
 	}
-	def := g.defaultVersion(cfg)
+	// The plain platforms carry the version Bazel's --@cuda//:version
+	// defaults to.
+	def := g.ix.DefaultVersion(cfg.CUDA())
 	for _, p := range ps {
 		f.Stmt = append(f.Stmt, call("platform", public(), buildfile.Arg("name", buildfile.Str(archives.PlatformTarget(p))),
 			buildfile.Arg("constraint_values", buildfile.StrList(append(local(constraints(p)), ":"+versionValue(def))))))
