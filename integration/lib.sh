@@ -57,3 +57,29 @@ expect_nvcc() { # BINARY WANT (a prefix of the embedded string)
 processes() { # FILE: Bazel's last "INFO: N processes: ..." line
   grep -E '^INFO: [0-9]+ process(es)?: ' "$1" | tail -n 1 || true
 }
+
+# need_go: Go on PATH (CI machines have it in /usr/local/go/bin).
+need_go() {
+  export PATH="$PATH:/usr/local/go/bin"
+  command -v go >/dev/null || fail "go is not installed (expected on PATH or in /usr/local/go/bin)"
+}
+# apt_install PKG...: installs the packages given (none: nothing to do); needs root.
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  [ "$(id -u)" = 0 ] || fail "missing packages ($*); install them or run as root"
+  echo "installing $*"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
+    || fail "apt-get install $*"
+}
+# patch_rules_cc DIR: a copy of Debian's rules_cc 0.0.4 at DIR, patched for Bazel
+# 4.2.3, which lacks the use_cpp_toolchain it calls.
+patch_rules_cc() {
+  cp -r /usr/share/bazel/rules/cc "$1"
+  local f
+  for f in cc_flags_supplier compiler_flag; do
+    sed -i 's/, "use_cpp_toolchain")/)/; s#toolchains = use_cpp_toolchain(),#toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],#' \
+      "$1/cc/private/rules_impl/$f.bzl"
+  done
+  ! grep -rq use_cpp_toolchain "$1/cc/private/rules_impl/" || fail "rules_cc patch did not apply"
+}
