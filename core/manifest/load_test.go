@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -13,7 +14,11 @@ func TestLoadSharedManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"cuda": 33, "cudnn": 25, "cutensor": 16, "tensorrt": 15}
+	want := map[string]int{}
+	for _, p := range []string{"cuda", "cudnn", "cutensor", "tensorrt"} {
+		files, _ := filepath.Glob(filepath.Join(shared.Manifests(t), p, "redistrib_*.json"))
+		want[p] = len(files)
+	}
 	for p, n := range want {
 		if got := len(c.Releases(p)); got != n {
 			t.Errorf("%s: %d releases, want %d", p, got, n)

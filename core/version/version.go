@@ -1,10 +1,11 @@
 // Package version holds NVIDIA's dotted version numbers.
 //
-// NVIDIA versions have one to four numeric parts ("12", "12.4", "12.4.127",
-// "9.5.1.17"). hashicorp/go-version would accept them, but it also accepts
-// prerelease and metadata suffixes that never appear in a manifest and that we
-// want refused, and its String normalises the text. Keeping the original text
-// matters: it is what goes into archive names, lock files and generated labels.
+// NVIDIA versions have one or more numeric parts ("12", "12.4", "12.4.127",
+// "9.5.1.17", and from CUDA 13.3 five-part ones such as "13.3.3.3.1"). hashicorp/go-version
+// would accept them, but it also accepts prerelease and metadata suffixes that
+// never appear in a manifest and that we want refused, and its String
+// normalises the text. Keeping the original text matters: it is what goes into
+// archive names, lock files and generated labels.
 package version
 
 import (
@@ -13,43 +14,49 @@ import (
 	"strings"
 )
 
-// MaxParts is the most numeric parts an NVIDIA version has.
-const MaxParts = 4
+// inline is how many parts a Version holds in its array. Every NVIDIA version
+// up to CUDA 13.2 fits; longer ones keep the rest as text, so Version stays a
+// comparable value (usable as a map key) without a slice.
+const inline = 4
 
 // Version is an immutable parsed version. The zero value is invalid; use Parse.
 type Version struct {
-	parts [MaxParts]int
+	parts [inline]int
 	n     int
 	text  string
+	// tail is the text of the parts after the first four ("3.1" of
+	// "13.3.3.3.1"), already checked to be numbers; "" for most versions.
+	tail string
 }
 
-// Parse reads a dotted version of one to four non-negative integers. It
+// Parse reads a dotted version of one or more non-negative integers. It
 // scans the text once without splitting it: plugins parse versions for every
 // package of every set.
 func Parse(s string) (Version, error) {
 	var v Version
 	if s == "" {
-		return v, fmt.Errorf("empty version: expected 1 to %d dot-separated numbers such as \"12.4.1\"", MaxParts)
+		return v, fmt.Errorf("empty version: expected dot-separated numbers such as \"12.4.1\"")
 	}
 	start := 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) && s[i] != '.' {
 			if s[i] < '0' || s[i] > '9' {
-				return Version{}, partError(s, v.n, i)
+				return Version{}, partError(s, i)
 			}
 			continue
 		}
-		if v.n == MaxParts {
-			return Version{}, fmt.Errorf("version %q has %d parts: expected 1 to %d dot-separated numbers", s, strings.Count(s, ".")+1, MaxParts)
-		}
 		if i == start {
-			return Version{}, fmt.Errorf("version %q: part %d (%q) is not a number: expected 1 to %d dot-separated numbers such as \"12.4.1\"", s, v.n+1, "", MaxParts)
+			return Version{}, fmt.Errorf("version %q: part %d (%q) is not a number: expected dot-separated numbers such as \"12.4.1\"", s, v.n+1, "")
 		}
 		n, err := strconv.Atoi(s[start:i])
 		if err != nil {
 			return Version{}, fmt.Errorf("version %q: part %d (%q) is out of range", s, v.n+1, s[start:i])
 		}
-		v.parts[v.n] = n
+		if v.n < inline {
+			v.parts[v.n] = n
+		} else if v.n == inline {
+			v.tail = s[start:]
+		}
 		v.n++
 		start = i + 1
 	}
@@ -58,7 +65,7 @@ func Parse(s string) (Version, error) {
 }
 
 // partError names the part holding a character that is not a digit.
-func partError(s string, n, at int) error {
+func partError(s string, at int) error {
 	start := strings.LastIndexByte(s[:at], '.') + 1
 	end := strings.IndexByte(s[at:], '.')
 	if end < 0 {
@@ -66,17 +73,14 @@ func partError(s string, n, at int) error {
 	} else {
 		end += at
 	}
-	if n >= MaxParts {
-		return fmt.Errorf("version %q has %d parts: expected 1 to %d dot-separated numbers", s, strings.Count(s, ".")+1, MaxParts)
-	}
-	return fmt.Errorf("version %q: part %d (%q) is not a number: expected 1 to %d dot-separated numbers such as \"12.4.1\"", s, n+1, s[start:end], MaxParts)
+	n := strings.Count(s[:at], ".")
+	return fmt.Errorf("version %q: part %d (%q) is not a number: expected dot-separated numbers such as \"12.4.1\"", s, n+1, s[start:end])
 }
 
-// New builds a version from its parts (one to four, non-negative).
+// New builds a version from its parts (at least one, non-negative).
 func New(parts ...int) Version {
-	var v Version
-	if len(parts) == 0 || len(parts) > MaxParts {
-		panic(fmt.Sprintf("version.New: %d parts", len(parts)))
+	if len(parts) == 0 {
+		panic("version.New: no parts")
 	}
 	buf := make([]byte, 0, 16)
 	for i, p := range parts {
@@ -87,11 +91,8 @@ func New(parts ...int) Version {
 			buf = append(buf, '.')
 		}
 		buf = strconv.AppendInt(buf, int64(p), 10)
-		v.parts[i] = p
 	}
-	v.n = len(parts)
-	v.text = string(buf)
-	return v
+	return MustParse(string(buf))
 }
 
 // MustParse is Parse for versions written in the source code; it panics on error.
@@ -120,10 +121,15 @@ func (v Version) Minor() int { return v.parts[1] }
 
 // Part returns part i (0-based); missing parts read as 0.
 func (v Version) Part(i int) int {
-	if i < 0 || i >= MaxParts {
+	switch {
+	case i < 0 || i >= v.n:
 		return 0
+	case i < inline:
+		return v.parts[i]
 	}
-	return v.parts[i]
+	// Parse checked every part of the tail, so Atoi cannot fail here.
+	n, _ := strconv.Atoi(strings.Split(v.tail, ".")[i-inline])
+	return n
 }
 
 // Truncate returns the first n parts as a new Version ("12.4.1" -> "12.4").
@@ -131,28 +137,47 @@ func (v Version) Truncate(n int) Version {
 	if n >= v.n {
 		return v
 	}
-	var out Version
-	texts := make([]string, n)
-	for i := 0; i < n; i++ {
-		out.parts[i] = v.parts[i]
-		texts[i] = strconv.Itoa(v.parts[i])
+	if n < 1 {
+		n = 1
 	}
-	out.n = n
-	out.text = strings.Join(texts, ".")
-	return out
+	cut, dots := len(v.text), 0
+	for i := 0; i < len(v.text); i++ {
+		if v.text[i] == '.' {
+			dots++
+			if dots == n {
+				cut = i
+				break
+			}
+		}
+	}
+	// Re-parsing keeps the text canonical for the kept parts (no leading
+	// zeros dropped: "12.04.1" truncates to "12.04", as written).
+	return MustParse(v.text[:cut])
 }
 
 // MajorMinor is Truncate(2), the granularity of NVIDIA's compatibility tables.
 func (v Version) MajorMinor() Version { return v.Truncate(2) }
 
-// Compare orders versions numerically; missing parts count as 0, so
-// "12.4" == "12.4.0". Returns -1, 0 or +1.
+// Compare orders versions numerically, part by part; missing parts count as
+// 0, so "12.4" == "12.4.0" and "13.3.3.3" < "13.3.3.3.1". Returns -1, 0 or +1.
 func (v Version) Compare(o Version) int {
-	for i := 0; i < MaxParts; i++ {
+	for i := 0; i < inline; i++ {
 		switch {
 		case v.parts[i] < o.parts[i]:
 			return -1
 		case v.parts[i] > o.parts[i]:
+			return 1
+		}
+	}
+	if v.tail == "" && o.tail == "" {
+		return 0
+	}
+	for i := inline; i < max(v.n, o.n); i++ {
+		a, b := v.Part(i), o.Part(i)
+		switch {
+		case a < b:
+			return -1
+		case a > b:
 			return 1
 		}
 	}
@@ -169,7 +194,7 @@ func (v Version) Equal(o Version) bool { return v.Compare(o) == 0 }
 // "8.9.7.29" has prefix "8.9" and "8", not "8.8".
 func (v Version) HasPrefix(p Version) bool {
 	for i := 0; i < p.n; i++ {
-		if v.parts[i] != p.parts[i] {
+		if v.Part(i) != p.Part(i) {
 			return false
 		}
 	}

@@ -18,7 +18,11 @@ func TestParse(t *testing.T) {
 		{"9.5.1.17", 4, ""},
 		{"2.0.2.1", 4, ""},
 		{"", 0, "empty version"},
-		{"1.2.3.4.5", 0, "has 5 parts"},
+		{"1.2.3.4.5", 5, ""},
+		{"13.3.3.3.1", 5, ""},
+		{"1.2.3.4.5.6.7.8", 8, ""},
+		{"1.2.3.4.x", 0, "part 5 (\"x\") is not a number"},
+		{"1.2.3.4.", 0, "part 5 (\"\")"},
 		{"12.x", 0, "part 2 (\"x\") is not a number"},
 		{"12..4", 0, "part 2 (\"\")"},
 		{"v12.4", 0, "is not a number"},
@@ -54,6 +58,12 @@ func TestCompare(t *testing.T) {
 		{"8.9.7.29", "9.0.0.312", -1},
 		{"2.0.2", "2.0.2.1", -1},
 		{"11.8", "12.0", -1},
+		{"13.3.3.3.1", "13.3.3.3", 1},
+		{"13.3.3.3.0", "13.3.3.3", 0},
+		{"13.3.3.3.0.0", "13.3.3.3", 0},
+		{"13.3.3.3.10", "13.3.3.3.9", 1},
+		{"13.3.3.3.1", "13.3.3.4", -1},
+		{"13.3.3.3.1.2", "13.3.3.3.1.10", -1},
 	}
 	for _, tt := range tests {
 		if got := MustParse(tt.a).Compare(MustParse(tt.b)); got != tt.want {
@@ -109,5 +119,28 @@ func TestNew(t *testing.T) {
 	}
 	if New(9, 5, 1, 17).Compare(MustParse("9.5.1.17")) != 0 {
 		t.Error("New(9,5,1,17) differs from Parse")
+	}
+}
+
+func TestLongVersions(t *testing.T) {
+	v := MustParse("13.3.3.3.1")
+	if v.Part(4) != 1 || v.Part(5) != 0 || v.Parts() != 5 {
+		t.Errorf("parts of %s: %d %d %d", v, v.Part(4), v.Part(5), v.Parts())
+	}
+	if got := v.Truncate(2).String(); got != "13.3" {
+		t.Errorf("Truncate(2) = %s", got)
+	}
+	if got := v.Truncate(4).String(); got != "13.3.3.3" {
+		t.Errorf("Truncate(4) = %s", got)
+	}
+	if !v.HasPrefix(MustParse("13.3.3.3")) || v.HasPrefix(MustParse("13.3.3.3.2")) || !v.HasPrefix(MustParse("13.3.3.3.1")) {
+		t.Errorf("HasPrefix wrong for %s", v)
+	}
+	if got := New(1, 2, 3, 4, 5, 6).String(); got != "1.2.3.4.5.6" {
+		t.Errorf("New = %s", got)
+	}
+	m := map[Version]bool{v: true}
+	if !m[MustParse("13.3.3.3.1")] {
+		t.Errorf("a long version is not usable as a map key")
 	}
 }
