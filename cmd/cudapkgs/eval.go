@@ -24,6 +24,9 @@ GPU capabilities and the nvcc -gencode flags they give.`,
 		if err != nil {
 			return err
 		}
+		if err := e.warnings.Check(e.strict); err != nil {
+			return err
+		}
 		return a.printConfig(e)
 	}
 	return cmd
@@ -45,12 +48,14 @@ type jsonConfig struct {
 	LocalCUDA     string                           `json:"local_cuda,omitempty"`
 	LocalComps    []string                         `json:"local_components,omitempty"`
 	PerCUDA       map[string]map[string]jsonTarget `json:"per_cuda"`
+	Warnings      []string                         `json:"warnings"`
 }
 
 func (a *app) printConfig(e *evaluated) error {
 	c := e.cfg
 	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
-		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{}}
+		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{},
+		Warnings: e.warnings.All()}
 	if out.Capabilities == nil {
 		out.Capabilities = []string{}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 	"github.com/cudapkgs/cudapkgs/starlark"
 )
@@ -39,6 +40,7 @@ type configFlags struct {
 	workspace     string
 	localCUDA     string
 	localComps    []string
+	strict        bool
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
@@ -57,6 +59,7 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	fl.StringVar(&f.localCUDA, "local-cuda", "", "root of an installed CUDA to use instead of downloads for its version and platform: /usr (Debian's nvidia-cuda-toolkit), /usr/local/cuda, or a folder of unpacked archives (see docs/local-cuda.md)")
 	fl.StringSliceVar(&f.localComps, "local-components", nil, "components to take from --local-cuda, each required (default: every component the install has, the toolkit's compiler and runtime required)")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
+	fl.BoolVar(&f.strict, "strict", false, "treat every warning (a manifest shape this cudapkgs does not know, a refused manifest, an unknown product folder, facts past its tables) as an error")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
 	return f
 }
@@ -118,6 +121,16 @@ type evaluated struct {
 	interp        *starlark.Interp
 	file          *starlark.File // nil without a configuration file
 	unfixed       []string       // the configuration's own products: no plugin needed
+	warnings      *warning.List  // printed once each as they are added
+	runWarnings   []string       // those not of one set (a.sets fills it)
+	strict        bool
+}
+
+// warn records a warning and prints it the first time it is seen.
+func (a *app) warn(e *evaluated, msg string) {
+	if e.warnings.Add(msg) {
+		fmt.Fprintf(a.stderr, "warning: %s\n", msg)
+	}
 }
 
 func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) {
@@ -132,8 +145,9 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 	if err != nil {
 		return nil, err
 	}
+	e := &evaluated{warnings: &warning.List{}, strict: f.strict}
 	for _, w := range coll.Warnings() {
-		fmt.Fprintf(a.stderr, "warning: %s\n", w)
+		a.warn(e, w.String())
 	}
 	in, file, err := f.starlarkConfig(ctx)
 	if err != nil {
@@ -152,7 +166,7 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 	avail := pkgset.Available(coll, products)
 	for _, name := range coll.Products() {
 		if _, known := avail.Releases[name]; !known {
-			fmt.Fprintf(a.stderr, "warning: %s: product folder %q is not a known product (%s); ignored\n", filepath.Join(dir, name), name, productNames(products))
+			a.warn(e, fmt.Sprintf("%s: product folder %q is not a known product (%s); ignored", filepath.Join(dir, name), name, productNames(products)))
 		}
 	}
 	layers := []config.Layer{config.Defaults{}}
@@ -169,7 +183,8 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 	if f.pluginTimeout <= 0 {
 		return nil, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
 	}
-	return &evaluated{coll: coll, cfg: cfg, products: products, pluginTimeout: f.pluginTimeout, interp: in, file: file, unfixed: unfixed}, nil
+	e.coll, e.cfg, e.products, e.pluginTimeout, e.interp, e.file, e.unfixed = coll, cfg, products, f.pluginTimeout, in, file, unfixed
+	return e, nil
 }
 
 // sets builds the package sets and runs the fixup plugins over them.
@@ -191,13 +206,22 @@ func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
 			return nil, starlarkError{err}
 		}
 	}
+	e.runWarnings = e.warnings.All()
+	for _, s := range sets {
+		for _, w := range s.Warnings {
+			a.warn(e, fmt.Sprintf("CUDA %s: %s", s.CUDA, w))
+		}
+	}
+	if err := e.warnings.Check(e.strict); err != nil {
+		return nil, err
+	}
 	return sets, nil
 }
 
 // addUserProducts reads the manifests of the products the configuration
 // declares and adds them to the collection and the product list.
 func addUserProducts(coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
-	all := coll.All()
+	var all []*manifest.Manifest
 	for _, up := range ups {
 		if len(coll.Releases(up.Name)) > 0 || slices.ContainsFunc(products, func(p pkgset.Product) bool { return p.Name == up.Name }) {
 			return nil, nil, fmt.Errorf("%s: product(%q): there already is a product %s", up.Pos, up.Name, up.Name)
@@ -217,7 +241,7 @@ func addUserProducts(coll *manifest.Collection, products []pkgset.Product, ups [
 		}
 		products = append(products, p)
 	}
-	c, err := manifest.NewCollection(all)
+	c, err := coll.With(all)
 	return c, products, err
 }
 

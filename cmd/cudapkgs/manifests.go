@@ -93,6 +93,9 @@ retried with exponential backoff; 404 moves on to the next URL at once.
 			}
 			return err
 		}
+		for _, r := range res.Refused {
+			fmt.Fprintf(a.stderr, "warning: %v; the other manifests are cached and locked\n", r)
+		}
 		fetched := 0
 		for _, m := range res.Manifests {
 			if !m.FromCache() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/starlark"
 )
 
@@ -66,7 +68,7 @@ package, its product, version and, per target platform, the archive that serves 
 		sets = filterPackages(sets, packages)
 		var buf bytes.Buffer
 		if format == "json" {
-			err = writeJSON(&buf, sets)
+			err = writeJSON(&buf, sets, e.runWarnings)
 		} else {
 			err = writeText(&buf, sets)
 		}
@@ -142,15 +144,22 @@ type jsonSet struct {
 	Releases  map[string]string      `json:"releases"`
 	NoRelease map[string]string      `json:"no_release,omitempty"`
 	Packages  map[string]jsonPackage `json:"packages"`
+	// Warnings are the run's (manifests, folders) and the set's own, so
+	// that one set's object says everything about it.
+	Warnings []string `json:"warnings"`
 }
 
 // writeJSON prints sets keyed by CUDA version in version order (a Go map
 // would sort "12.10" before "12.4").
-func writeJSON(w io.Writer, sets []*pkgset.Set) error {
+func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 	var buf bytes.Buffer
 	buf.WriteString("{")
 	for i, s := range sets {
-		js := jsonSet{Releases: map[string]string{}, NoRelease: s.NoRelease, Packages: map[string]jsonPackage{}}
+		var ws warning.List
+		for _, m := range append(slices.Clone(run), s.Warnings...) {
+			ws.Add(m)
+		}
+		js := jsonSet{Releases: map[string]string{}, NoRelease: s.NoRelease, Packages: map[string]jsonPackage{}, Warnings: ws.All()}
 		for p, v := range s.Releases {
 			js.Releases[p] = v.String()
 		}

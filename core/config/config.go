@@ -52,6 +52,31 @@ type Available struct {
 	Toolkit string
 	// Releases per product, ascending.
 	Releases map[string][]version.Version
+	// Refused per product: releases whose manifest was refused whole, with
+	// why. They are not served; asking for one by name is an error that
+	// says why.
+	Refused map[string][]RefusedRelease
+}
+
+// RefusedRelease is a release whose manifest could not be used.
+type RefusedRelease struct {
+	Release string
+	Reason  string
+}
+
+// refusedMatch returns the refusal of a release that v names (equal, or a
+// prefix when v has fewer than three parts), if any.
+func (a Available) refusedMatch(product string, v version.Version, prefix bool) (RefusedRelease, bool) {
+	for _, r := range a.Refused[product] {
+		rv, err := version.Parse(r.Release)
+		if err != nil {
+			continue
+		}
+		if (prefix && rv.HasPrefix(v)) || (!prefix && rv.Equal(v)) {
+			return r, true
+		}
+	}
+	return RefusedRelease{}, false
 }
 
 // Pin fixes a product's release: every release whose version starts with
@@ -234,7 +259,7 @@ func build(o Options, avail Available) (*Config, error) {
 		c.forwardCompat = *o.ForwardCompat
 	}
 	var err error
-	if c.cuda, err = resolveCUDA(o.CUDA, avail.Releases[avail.Toolkit]); err != nil {
+	if c.cuda, err = resolveCUDA(o.CUDA, avail); err != nil {
 		return nil, err
 	}
 	exec := platform.LinuxX86_64.Name()
@@ -313,7 +338,8 @@ func linuxNames() []string {
 
 // resolveCUDA turns requested versions into toolkit releases. A full version
 // must exist; a prefix ("12.4", "12") means the newest release it matches.
-func resolveCUDA(want []string, have []version.Version) ([]version.Version, error) {
+func resolveCUDA(want []string, avail Available) ([]version.Version, error) {
+	have := avail.Releases[avail.Toolkit]
 	if len(have) == 0 {
 		return nil, fmt.Errorf("option cuda: the manifests hold no CUDA toolkit release")
 	}
@@ -332,6 +358,9 @@ func resolveCUDA(want []string, have []version.Version) ([]version.Version, erro
 			if (v.Parts() >= 3 && h.Equal(v)) || (v.Parts() < 3 && h.HasPrefix(v)) {
 				match = h // ascending: the last match is the newest
 			}
+		}
+		if r, ok := avail.refusedMatch(avail.Toolkit, v, v.Parts() < 3); ok && (match.IsZero() || v.Parts() >= 3) {
+			return nil, fmt.Errorf("option cuda: CUDA release %s cannot be used: its manifest was refused: %s", r.Release, r.Reason)
 		}
 		if match.IsZero() {
 			return nil, fmt.Errorf("option cuda: no CUDA release %s in the manifests: expected one of %s", w, joinVersions(have))
@@ -386,6 +415,9 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 			found = found || rel.HasPrefix(v)
 		}
 		if !found {
+			if rr, ok := avail.refusedMatch(p.Product, v, true); ok {
+				return nil, fmt.Errorf("option pins: %q: %s release %s cannot be used: its manifest was refused: %s", r, p.Product, rr.Release, rr.Reason)
+			}
 			return nil, fmt.Errorf("option pins: %q: no %s release %s in the manifests: expected one of %s", r, p.Product, ver, joinVersions(releases))
 		}
 		key := p.Product + "@" + p.CUDA.String()

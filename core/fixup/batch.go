@@ -17,11 +17,12 @@ func Batches(cfg *config.Config, s *pkgset.Set) []*sdk.Batch {
 	for _, p := range s.Packages {
 		sp := sdk.SetPackage{Name: p.Name, Manifest: p.Manifest, Product: p.Product, Release: p.Release.String(), Version: p.Version.String()}
 		all = append(all, sp)
-		if p.Release.IsZero() {
+		if p.Release.IsZero() || p.Broken {
 			// A product with no release for this CUDA version (none serves
 			// it, or a pin matches none): its packages keep their place with
 			// the set's no_release reason, and there is nothing for a plugin
 			// to judge. Sending them would hand the plugin an empty release.
+			// A broken manifest entry has no archive and maybe no version.
 			continue
 		}
 		b, ok := byProduct[p.Product]

@@ -16,6 +16,30 @@ import (
 // It is immutable once built and shared by every package set.
 type Collection struct {
 	byProduct map[string][]*Manifest // sorted by release, ascending
+	refused   []Refused              // in file order
+}
+
+// Refused is a manifest file refused whole (see Parse): its release is not
+// served, and asking for it by name is an error carrying Err.
+type Refused struct {
+	File    string
+	Product string
+	Release string // as the file name says
+	Err     error
+}
+
+// Refused returns the manifests refused whole, in file order.
+func (c *Collection) Refused() []Refused { return slices.Clone(c.refused) }
+
+// With returns a collection holding c's manifests and ms (a user's own
+// products), keeping c's refusals.
+func (c *Collection) With(ms []*Manifest) (*Collection, error) {
+	out, err := NewCollection(append(c.All(), ms...))
+	if err != nil {
+		return nil, err
+	}
+	out.refused = c.refused
+	return out, nil
 }
 
 // NewCollection groups manifests by product and sorts them by release. Two
@@ -52,9 +76,13 @@ func (c *Collection) All() []*Manifest {
 // callers must not modify it.
 func (c *Collection) Releases(product string) []*Manifest { return c.byProduct[product] }
 
-// Warnings returns every manifest's warnings in a stable order.
+// Warnings returns every manifest's warnings, and one per refused file, in a
+// stable order.
 func (c *Collection) Warnings() []Warning {
 	var ws []Warning
+	for _, r := range c.refused {
+		ws = append(ws, Warning{File: r.File, Path: "$", Msg: fmt.Sprintf("manifest refused, %s %s is not served: %v", r.Product, r.Release, r.Err)})
+	}
 	for _, p := range c.Products() {
 		for _, m := range c.byProduct[p] {
 			ws = append(ws, m.Warnings...)
@@ -65,8 +93,10 @@ func (c *Collection) Warnings() []Warning {
 
 // LoadDir reads <dir>/<product>/redistrib_<version>.json for every product
 // folder in dir, in parallel. Other files and folders (nixpkgs feature
-// manifests, release tables) are ignored. The first error in file order is
-// returned, with a count of the others; nothing partial is returned.
+// manifests, release tables) are ignored. A file refused whole (see Parse)
+// does not stop the others: it is in Refused, and its release is not served.
+// Only a folder that cannot be read, or where no manifest loads, is an error
+// (the first in file order, with a count of the others).
 func LoadDir(dir string) (*Collection, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -90,11 +120,25 @@ func LoadDir(dir string) (*Collection, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: no manifests found: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", dir)
 	}
-	out, err := parseAll(jobs)
+	ms, errs := parseEach(jobs)
+	var good []*Manifest
+	var refused []Refused
+	for i, m := range ms {
+		if errs[i] != nil {
+			refused = append(refused, Refused{File: jobs[i].file, Product: jobs[i].product, Release: jobs[i].release, Err: errs[i]})
+			continue
+		}
+		good = append(good, m)
+	}
+	if len(good) == 0 {
+		return nil, firstError(errs)
+	}
+	c, err := NewCollection(good)
 	if err != nil {
 		return nil, err
 	}
-	return NewCollection(out)
+	c.refused = refused
+	return c, nil
 }
 
 type job struct{ file, product, release string }
@@ -119,11 +163,22 @@ func LoadProduct(dir, product string) ([]*Manifest, error) {
 }
 
 // parseAll reads and parses manifests in parallel, in file order; the first
-// error in that order wins.
+// error in that order wins. A user's own product is all or nothing: its
+// folder is theirs to fix.
 func parseAll(jobs []job) ([]*Manifest, error) {
+	out, errs := parseEach(jobs)
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parseEach reads and parses manifests in parallel, sorting jobs into file
+// order; out and errs are parallel to the sorted jobs.
+func parseEach(jobs []job) (out []*Manifest, errs []error) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
-	out := make([]*Manifest, len(jobs))
-	errs := make([]error, len(jobs))
+	out = make([]*Manifest, len(jobs))
+	errs = make([]error, len(jobs))
 	var g errgroup.Group
 	g.SetLimit(8)
 	for i, j := range jobs {
@@ -138,10 +193,7 @@ func parseAll(jobs []job) ([]*Manifest, error) {
 		})
 	}
 	_ = g.Wait()
-	if err := firstError(errs); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, errs
 }
 
 // firstError returns the first non-nil error, noting how many more there were.

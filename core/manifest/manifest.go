@@ -1,12 +1,14 @@
 // Package manifest reads NVIDIA's redistributable manifests
-// (redistrib_<version>.json) strictly.
+// (redistrib_<version>.json).
 //
-// A manifest is refused whole on the first structural error: nothing partial
-// is ever used. Errors name the file, the JSON path of the bad key (and a
-// line:column for it) and what was expected. Unknown platform keys are the one
-// tolerated oddity: they become warnings and are kept out of the package sets,
-// because NVIDIA adds platforms over time and an old cudapkgs should still read
-// a new manifest.
+// NVIDIA's next release is data, not an error: new platform keys, variant
+// keys and fields are warnings, and a package entry this cudapkgs cannot read
+// keeps its place with its Problems while the rest of the file is used. A
+// manifest is refused whole only for what threatens integrity (invalid JSON,
+// a bad sha256, md5 or size, a path that escapes, a file that is not what its
+// name says); LoadDir then still serves every other file. Errors name the file,
+// the JSON path of the bad key (and a line:column for it) and what was
+// expected. docs/manifests.md has the table.
 package manifest
 
 import (
@@ -76,6 +78,9 @@ type Package struct {
 	Variants []string
 	// Archives sorted by platform key order, then variant.
 	Archives []Archive
+	// Problems say why the entry cannot be used at all ("$.p.version:
+	// ..."): it keeps its place, with no archives. Empty for usable entries.
+	Problems []string
 }
 
 // Archive is one downloadable file of a package.

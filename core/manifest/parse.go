@@ -42,6 +42,24 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// entryError is a defect confined to one package entry: the entry keeps its
+// place as an unusable package with the message as its reason, and the rest
+// of the manifest is used. Everything else refuses the whole file.
+type entryError struct{ err *Error }
+
+func (e entryError) Error() string { return e.err.Error() }
+func (e entryError) Unwrap() error { return e.err }
+
+// entry builds an entryError for the key at keys.
+func (p *parser) entry(keys []string, format string, args ...any) error {
+	return entryError{p.fail(keys, format, args...).(*Error)}
+}
+
+// warn records a tolerated oddity at keys.
+func (p *parser) warn(keys []string, format string, args ...any) {
+	p.warnings = append(p.warnings, Warning{File: p.file, Path: jsonPath(keys), Msg: fmt.Sprintf(format, args...)})
+}
+
 const fileNamePrefix, fileNameSuffix = "redistrib_", ".json"
 
 // FileName is the manifest file name NVIDIA uses for a release.
@@ -134,10 +152,20 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 		default:
 			obj, ok := raw.(map[string]any)
 			if !ok {
-				return nil, p.fail([]string{k}, "expected a package object (or release_date, release_label, release_product), found %s", kind(raw))
+				// A new top-level field (NVIDIA adds them): packages are
+				// objects, so this is not one.
+				p.warn([]string{k}, "unknown top-level field ignored: expected a package object (or release_date, release_label, release_product), found %s", kind(raw))
+				continue
 			}
 			pkg, err := p.pkg(k, obj)
-			if err != nil {
+			var ee entryError
+			switch {
+			case errors.As(err, &ee):
+				pkg.Problems = append(pkg.Problems, ee.err.Path+": "+ee.err.Msg)
+				pkg.Archives = nil
+				p.warnings = append(p.warnings, Warning{File: p.file, Path: ee.err.Path,
+					Msg: fmt.Sprintf("package %q cannot be used: %s", k, ee.err.Msg)})
+			case err != nil:
 				return nil, err
 			}
 			m.Packages = append(m.Packages, pkg)
@@ -171,25 +199,28 @@ func (p *parser) pkg(name string, obj map[string]any) (Package, error) {
 		var err error
 		switch k {
 		case "name":
-			pkg.DisplayName, err = p.str(v, keys)
+			pkg.DisplayName, err = p.entryStr(v, keys)
 		case "license":
-			pkg.License, err = p.str(v, keys)
+			pkg.License, err = p.entryStr(v, keys)
 		case "license_path":
-			pkg.LicensePath, err = p.str(v, keys)
+			pkg.LicensePath, err = p.entryStr(v, keys)
 		case "version":
 			var s string
-			if s, err = p.str(v, keys); err == nil {
+			if s, err = p.entryStr(v, keys); err == nil {
 				pkg.Version, err = version.Parse(s)
 				if err != nil {
-					err = p.fail(keys, "%v", err)
+					err = p.entry(keys, "%v", err)
 				}
 			}
 		case "cuda_variant":
-			err = p.variants(v, keys, &pkg)
+			p.variants(v, keys, &pkg)
 		default:
+			if _, isObj := v.(map[string]any); !isObj && !IsPlatformKey(k) {
+				p.warn(keys, "unknown field %q ignored (found %s)", k, kind(v))
+				continue
+			}
 			if !IsPlatformKey(k) {
-				p.warnings = append(p.warnings, Warning{File: p.file, Path: jsonPath(keys),
-					Msg: fmt.Sprintf("unknown platform key %q ignored (known: %s)", k, strings.Join(PlatformKeys(), ", "))})
+				p.warn(keys, "unknown platform key %q ignored (known: %s)", k, strings.Join(PlatformKeys(), ", "))
 				continue
 			}
 			err = p.platform(k, v, keys, &pkg)
@@ -199,10 +230,10 @@ func (p *parser) pkg(name string, obj map[string]any) (Package, error) {
 		}
 	}
 	if pkg.Version.IsZero() {
-		return pkg, p.fail([]string{name}, "package %q has no \"version\": expected a version such as \"12.4.127\"", name)
+		return pkg, p.entry([]string{name}, "package %q has no \"version\": expected a version such as \"12.4.127\"", name)
 	}
 	if len(pkg.Archives) == 0 {
-		return pkg, p.fail([]string{name}, "package %q has no archive: expected at least one platform key (%s) with an archive", name, strings.Join(PlatformKeys(), ", "))
+		return pkg, p.entry([]string{name}, "package %q has no archive: expected at least one platform key (%s) with an archive", name, strings.Join(PlatformKeys(), ", "))
 	}
 	sort.Slice(pkg.Archives, func(i, j int) bool {
 		a, b := pkg.Archives[i], pkg.Archives[j]
@@ -223,29 +254,34 @@ func platformOrder(k string) int {
 	return len(PlatformKeys())
 }
 
-func (p *parser) variants(raw any, keys []string, pkg *Package) error {
+// variants reads cuda_variant. It is informative only (the archives' variant
+// keys decide what serves which CUDA version), so a shape it does not know is
+// a warning.
+func (p *parser) variants(raw any, keys []string, pkg *Package) {
 	list, ok := raw.([]any)
 	if !ok {
-		return p.fail(keys, "expected a list of CUDA versions such as [\"11\", \"12\"], found %s", kind(raw))
+		p.warn(keys, "cuda_variant ignored: expected a list of CUDA versions such as [\"11\", \"12\"], found %s", kind(raw))
+		return
 	}
 	for i, e := range list {
 		at := append(append([]string{}, keys...), "["+strconv.Itoa(i)+"]")
 		s, ok := e.(string)
 		if !ok {
-			return p.fail(at, "expected a CUDA version such as \"12\", found %s", kind(e))
+			p.warn(at, "ignored: expected a CUDA version such as \"12\", found %s", kind(e))
+			continue
 		}
 		if _, err := version.Parse(s); err != nil {
-			return p.fail(at, "expected a CUDA version such as \"12\": %v", err)
+			p.warn(at, "ignored: expected a CUDA version such as \"12\": %v", err)
+			continue
 		}
 		pkg.Variants = append(pkg.Variants, s)
 	}
-	return nil
 }
 
 func (p *parser) platform(key string, raw any, keys []string, pkg *Package) error {
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return p.fail(keys, "expected an archive object {relative_path, sha256, md5, size} or variant objects such as \"cuda12\", found %s", kind(raw))
+		return p.entry(keys, "expected an archive object {relative_path, sha256, md5, size} or variant objects such as \"cuda12\", found %s", kind(raw))
 	}
 	if _, ok := obj["relative_path"]; ok {
 		a, err := p.archive(obj, keys)
@@ -257,22 +293,26 @@ func (p *parser) platform(key string, raw any, keys []string, pkg *Package) erro
 		return nil
 	}
 	if len(obj) == 0 {
-		return p.fail(keys, "expected an archive object or variant objects such as \"cuda12\", found an empty object")
+		return p.entry(keys, "expected an archive object or variant objects such as \"cuda12\", found an empty object")
 	}
 	for _, vk := range slices.Sorted(maps.Keys(obj)) {
 		vkeys := append(append([]string{}, keys...), vk)
 		if _, err := parseVariant(vk); err != nil {
 			if _, isArchiveField := archiveFields[vk]; isArchiveField {
-				return p.fail(keys, "archive has no \"relative_path\": expected a path relative to the redist folder")
+				return p.entry(keys, "archive has no \"relative_path\": expected a path relative to the redist folder")
 			}
-			return p.fail(vkeys, "%v, found %q", err, vk)
+			// A variant key of a shape this cudapkgs does not know (NVIDIA's
+			// next split): that archive is left out, the others serve.
+			p.warn(vkeys, "unknown variant key %q ignored: %v", vk, err)
+			continue
 		}
 		aobj, ok := obj[vk].(map[string]any)
 		if !ok {
-			return p.fail(vkeys, "expected an archive object {relative_path, sha256, md5, size}, found %s", kind(obj[vk]))
+			p.warn(vkeys, "variant %q ignored: expected an archive object {relative_path, sha256, md5, size}, found %s", vk, kind(obj[vk]))
+			continue
 		}
 		if _, ok := aobj["relative_path"]; !ok {
-			return p.fail(vkeys, "archive has no \"relative_path\": expected a path relative to the redist folder")
+			return p.entry(vkeys, "archive has no \"relative_path\": expected a path relative to the redist folder")
 		}
 		a, err := p.archive(aobj, vkeys)
 		if err != nil {
@@ -363,6 +403,15 @@ func checkRelativePath(rel string) error {
 		}
 	}
 	return nil
+}
+
+// entryStr is str for fields whose defect confines itself to the entry.
+func (p *parser) entryStr(raw any, keys []string) (string, error) {
+	s, err := p.str(raw, keys)
+	if err != nil {
+		return "", entryError{err.(*Error)}
+	}
+	return s, nil
 }
 
 func (p *parser) str(raw any, keys []string) (string, error) {

@@ -82,17 +82,9 @@ func TestParseErrors(t *testing.T) {
 		{"url path", arch(`"relative_path": "https://evil/x", "sha256": "` + sha + `"`), "1.0", `is a URL`},
 		{"size not number", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + sha + `", "size": "12kB"`), "1.0", `$.p["linux-x86_64"].size: size 12kB is not a number: expected a non-negative number of bytes`},
 		{"size negative", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + sha + `", "size": -3`), "1.0", `size -3 is not a number`},
-		{"no archive", `{"p": {"version": "1.0.0", "name": "P"}}`, "1.0", `f.json:1:2: $.p: package "p" has no archive: expected at least one platform key`},
-		{"only unknown platform", `{"p": {"version": "1.0.0", "linux-riscv64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `package "p" has no archive`},
-		{"bad version", `{"p": {"version": "12.4.x", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `f.json:1:8: $.p.version: version "12.4.x": part 3 ("x") is not a number`},
-		{"missing version", `{"p": {"linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.p: package "p" has no "version"`},
-		{"bad variant key", `{"p": {"version": "1.0", "linux-x86_64": {"cudaX": {"relative_path": "a", "sha256": "` + sha + `"}}}}`, "1.0", `$.p["linux-x86_64"].cudaX: expected a variant key such as "cuda12" or "cuda13.1", found "cudaX"`},
-		{"archive without path", `{"p": {"version": "1.0", "linux-x86_64": {"sha256": "` + sha + `"}}}`, "1.0", `$.p["linux-x86_64"]: archive has no "relative_path"`},
 		{"label mismatch", `{"release_label": "12.4.0", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "12.4.1", `$.release_label: release_label "12.4.0" does not match the file name's release "12.4.1"`},
 		{"product mismatch", `{"release_product": "cudnn", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.release_product: release_product "cudnn" does not match the product "cuda"`},
 		{"no packages", `{"release_date": "2024-01-01"}`, "1.0", `$: manifest has no packages`},
-		{"package not object", `{"p": [1]}`, "1.0", `$.p: expected a package object (or release_date, release_label, release_product), found a list`},
-		{"bad cuda_variant", `{"p": {"version": "1.0", "cuda_variant": ["12", "x"], "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.p.cuda_variant[1]: expected a CUDA version such as "12"`},
 		{"bad release in name", `{}`, "latest", `f.json: release in file name: version "latest"`},
 	}
 	for _, tt := range tests {
@@ -139,5 +131,64 @@ func TestTrailingData(t *testing.T) {
 	_, err := Parse("f.json", "cuda", "1.0", []byte(`{"p": {}} {"q": 1}`))
 	if err == nil || !strings.Contains(err.Error(), "unexpected data after the top-level object") {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// A defect confined to one entry leaves the entry in place, unusable with the
+// reason (or, for a shape that only adds something, a warning), and every
+// other package of the file usable.
+func TestEntryDefects(t *testing.T) {
+	sha := strings.Repeat("a", 64)
+	good := `"q": {"version": "2.0", "linux-x86_64": {"relative_path": "q/q.tar.xz", "sha256": "` + sha + `"}}`
+	tests := []struct {
+		name, entry string
+		problem     string // in p's Problems; "" when p stays usable
+		warning     string
+	}{
+		{"no archive", `"p": {"version": "1.0.0", "name": "P"}`, `$.p: package "p" has no archive: expected at least one platform key`, `package "p" cannot be used`},
+		{"only unknown platform", `"p": {"version": "1.0.0", "linux-riscv64": {"relative_path": "a", "sha256": "` + sha + `"}}`, `package "p" has no archive`, `unknown platform key "linux-riscv64" ignored`},
+		{"bad version", `"p": {"version": "12.4.x", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}`, `$.p.version: version "12.4.x": part 3 ("x") is not a number`, `$.p.version: package "p" cannot be used`},
+		{"missing version", `"p": {"linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}`, `$.p: package "p" has no "version"`, ""},
+		{"version not string", `"p": {"version": 12, "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}`, `$.p.version: expected a string, found a number 12`, ""},
+		{"archive without path", `"p": {"version": "1.0", "linux-x86_64": {"sha256": "` + sha + `"}}`, `$.p["linux-x86_64"]: archive has no "relative_path"`, ""},
+		{"platform not object", `"p": {"version": "1.0", "linux-x86_64": [1]}`, `$.p["linux-x86_64"]: expected an archive object`, ""},
+		{"unknown variant key", `"p": {"version": "1.0", "linux-x86_64": {"cudaX": {"relative_path": "a", "sha256": "` + sha + `"}, "cuda12": {"relative_path": "b", "sha256": "` + sha + `"}}}`, "", `$.p["linux-x86_64"].cudaX: unknown variant key "cudaX" ignored`},
+		{"only unknown variant key", `"p": {"version": "1.0", "linux-x86_64": {"cuda_next": {"relative_path": "a", "sha256": "` + sha + `"}}}`, `package "p" has no archive`, `unknown variant key "cuda_next" ignored`},
+		{"bad cuda_variant", `"p": {"version": "1.0", "cuda_variant": ["12", "x"], "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}`, "", `$.p.cuda_variant[1]: ignored: expected a CUDA version such as "12"`},
+		{"new package field", `"p": {"version": "1.0", "package_type": "runtime", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}`, "", `$.p.package_type: unknown field "package_type" ignored`},
+		{"new top-level field", `"release_notes": "https://example/notes", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}`, "", `$.release_notes: unknown top-level field ignored`},
+		{"top-level list", `"p": [1]`, "", `$.p: unknown top-level field ignored: expected a package object`},
+		{"five-part version", `"p": {"version": "13.3.3.3.1", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}`, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse("f.json", "cuda", "1.0", []byte("{"+tt.entry+", "+good+"}"))
+			if err != nil {
+				t.Fatalf("refused the whole file: %v", err)
+			}
+			if q, ok := m.Package("q"); !ok || len(q.Problems) > 0 || len(q.Archives) != 1 {
+				t.Errorf("the good package suffered: %+v", q)
+			}
+			p, ok := m.Package("p")
+			switch {
+			case tt.problem == "" && ok && len(p.Problems) > 0:
+				t.Errorf("p unusable: %v", p.Problems)
+			case tt.problem != "" && !ok:
+				t.Errorf("p dropped; want it kept with %q", tt.problem)
+			case tt.problem != "" && (len(p.Problems) == 0 || !strings.Contains(p.Problems[0], tt.problem) || len(p.Archives) != 0):
+				t.Errorf("p problems = %q (archives %d), want %q", p.Problems, len(p.Archives), tt.problem)
+			}
+			var ws []string
+			for _, w := range m.Warnings {
+				ws = append(ws, w.String())
+			}
+			joined := strings.Join(ws, "\n")
+			if tt.warning != "" && !strings.Contains(joined, tt.warning) {
+				t.Errorf("warnings:\n%s\nwant containing %q", joined, tt.warning)
+			}
+			if tt.problem == "" && tt.warning == "" && len(ws) > 0 {
+				t.Errorf("unexpected warnings: %s", joined)
+			}
+		})
 	}
 }

@@ -24,6 +24,10 @@ type Set struct {
 	NoRelease map[string]string
 	// Packages sorted by name.
 	Packages []*Package
+	// Warnings are this set's tolerated oddities (a package no plugin knows
+	// served from the conventional layout, facts extrapolated past the
+	// tables), deduplicated by the caller.
+	Warnings []string
 }
 
 // Package is one package of a set under one name. Versioned names
@@ -50,6 +54,10 @@ type Package struct {
 	Files map[string][]File
 	Deps  []Dep
 	Role  string
+	// Broken says the manifest entry itself could not be read (its
+	// Problems); such a package has no archive anywhere, and no plugin is
+	// asked about it.
+	Broken bool
 }
 
 // File is one output of a package on a platform, relative to the archive root.
@@ -331,6 +339,16 @@ func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, na
 	out := &Package{Name: name, Product: p.Name, Manifest: pkg.Name, Release: m.Release, Version: pkg.Version,
 		DisplayName: pkg.DisplayName, License: pkg.License,
 		Platforms: map[string]Archive{}, Unavailable: map[string][]string{}}
+	if len(pkg.Problems) > 0 {
+		out.Broken = true
+		for _, t := range b.targets {
+			for _, pr := range pkg.Problems {
+				out.Unavailable[t.Name()] = append(out.Unavailable[t.Name()], fmt.Sprintf("the manifest entry cannot be read (%s: %s); a newer cudapkgs may read it", m.File, pr))
+			}
+		}
+		b.set.Packages = append(b.set.Packages, out)
+		return nil
+	}
 	for ti, t := range b.targets {
 		a, ok, err := b.resolve(p, m, pkg, ti)
 		if err != nil {

@@ -75,7 +75,10 @@ func TrimArchiveExt(name string) string {
 // product the collection has no release of is listed with none, so a pin
 // on it says so rather than calling it unknown).
 func Available(coll *manifest.Collection, products []Product) config.Available {
-	a := config.Available{Releases: map[string][]version.Version{}}
+	a := config.Available{Releases: map[string][]version.Version{}, Refused: map[string][]config.RefusedRelease{}}
+	for _, r := range coll.Refused() {
+		a.Refused[r.Product] = append(a.Refused[r.Product], config.RefusedRelease{Release: r.Release, Reason: r.Err.Error()})
+	}
 	for _, p := range products {
 		if p.Toolkit {
 			a.Toolkit = p.Name

@@ -70,6 +70,10 @@ type Result struct {
 	// Added and Replaced are the lock keys this fetch added or replaced
 	// (Replaced only with Update).
 	Added, Replaced []string
+	// Refused are manifests found through a folder listing that did not
+	// parse: they are neither cached nor locked, and the rest is. A release
+	// asked for by name that does not parse fails the fetch instead.
+	Refused []error
 }
 
 // Item is one manifest now in the cache.
@@ -139,15 +143,27 @@ func Fetch(ctx context.Context, opts Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("fetching manifests: %w", context.Cause(ctx))
 	}
-	if err := errors.Join(errs...); err != nil {
+	res := &Result{CacheDir: f.cache}
+	var fatal []error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			res.Manifests = append(res.Manifests, got[i])
+		case !jobs[i].named && manifest.IsManifestError(err):
+			// NVIDIA's listing holds a file this cudapkgs cannot use: the
+			// others are still delivered and locked.
+			res.Refused = append(res.Refused, err)
+		default:
+			fatal = append(fatal, err)
+		}
+	}
+	if err := errors.Join(fatal...); err != nil {
 		return nil, err
 	}
-
-	res := &Result{CacheDir: f.cache, Manifests: got}
 	if opts.LockFile == "" {
 		return res, nil
 	}
-	for _, m := range got {
+	for _, m := range res.Manifests {
 		old, ok := f.lock.Manifests[m.Key]
 		switch {
 		case !ok:
@@ -180,7 +196,10 @@ type fetcher struct {
 	progress Progress
 }
 
-type job struct{ product, release string }
+type job struct {
+	product, release string
+	named            bool // asked for by name, not found in a folder listing
+}
 
 func newFetcher(o Options) (*fetcher, error) {
 	if err := o.Sources.Validate(); err != nil {
@@ -258,12 +277,14 @@ func newFetcher(o Options) (*fetcher, error) {
 // without releases (in parallel).
 func (f *fetcher) plan(ctx context.Context) ([]job, error) {
 	found := make([][]string, len(f.products))
+	named := make([]bool, len(f.products))
 	errs := make([]error, len(f.products))
 	var g errgroup.Group
 	g.SetLimit(MaxParallel)
 	for i, p := range f.products {
 		if rs, ok := f.releases[p]; ok && len(rs) > 0 {
 			found[i] = rs
+			named[i] = true
 			continue
 		}
 		g.Go(func() error {
@@ -283,7 +304,7 @@ func (f *fetcher) plan(ctx context.Context) ([]job, error) {
 		for _, r := range rs {
 			if k := Key(p, r); !seen[k] {
 				seen[k] = true
-				jobs = append(jobs, job{p, r})
+				jobs = append(jobs, job{p, r, named[i]})
 			}
 		}
 	}

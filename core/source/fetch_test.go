@@ -539,3 +539,46 @@ func TestFetchOptionErrors(t *testing.T) {
 		})
 	}
 }
+
+// NVIDIA's listing holding a manifest this cudapkgs refuses (here, corrupted)
+// delivers and locks every other one; the refused one is reported, not cached.
+// Asked for by name, the same file fails the fetch.
+func TestFetchListingWithARefusedManifest(t *testing.T) {
+	s := newTestServer(t)
+	for _, r := range []string{"12.4.1", "13.3.0"} {
+		s.serve("nv", "cuda", r)
+	}
+	s.put(manifestPath("nv", "cuda", "12.9.0"), []byte(`{"cuda_cccl": {"version": "12.9.27", "linux-x86_64": {"relative_path": "a", "sha256": "abc"}}}`))
+	var log syncBuffer
+	o := s.options(t, &log)
+	o.Products = []string{"cuda"}
+	res, err := Fetch(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Manifests {
+		got = append(got, m.Release)
+	}
+	if want := []string{"12.4.1", "13.3.0"}; !cmp.Equal(got, want) {
+		t.Errorf("releases = %v, want %v", got, want)
+	}
+	if len(res.Refused) != 1 || !strings.Contains(res.Refused[0].Error(), `redistrib_12.9.0.json`) || !strings.Contains(res.Refused[0].Error(), `sha256 "abc" is not 64 hex digits`) {
+		t.Errorf("refused = %v", res.Refused)
+	}
+	lock, err := ReadLock(o.LockFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lock.Manifests["cuda/redistrib_13.3.0.json"]; !ok || len(lock.Manifests) != 2 {
+		t.Errorf("lock = %v", lock.Manifests)
+	}
+	if _, err := os.Stat(filepath.Join(o.CacheDir, "cuda", "redistrib_12.9.0.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("refused manifest cached (%v)", err)
+	}
+
+	o.Releases = map[string][]string{"cuda": {"12.9.0"}}
+	if _, err := Fetch(context.Background(), o); err == nil || !manifest.IsManifestError(err) {
+		t.Errorf("by name: error = %v, want the manifest's", err)
+	}
+}
