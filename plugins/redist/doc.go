@@ -1,6 +1,6 @@
 // Package redist is the fixup plugin of the CUDA toolkit product ("cuda"):
 // what cudapkgs knows about each package of NVIDIA's CUDA redistrib
-// manifests, from CUDA 11.4.2 to 13.0.0.
+// manifests, from CUDA 11.4.2 to 13.3.0.
 //
 //	fixer := redist.New() // an sdk.Fixer: Describe() is {Name: "redist", Products: ["cuda"]}
 //	res, err := fixer.Fixup(ctx, batch)
@@ -100,6 +100,12 @@
 // confirmed, so it is not claimed. NVTX's libnvToolsExt.so.1 gave way to
 // libnvtx3interop.so.1.
 //
+// 13.1 to 13.3 added cuda_tileiras (bin/tileiras, the Tile IR assembler),
+// libcuobjclient (cuObject, GPUDirect Storage for objects: libcuobjclient.so.1,
+// linked against libcufile) and cuda_compat_orin, and 13.3 renamed cuda_cccl
+// to cccl (the same include/cccl); both rows stay, and cuda_cudart's edge
+// goes to whichever the release has.
+//
 // # Windows
 //
 // Every windows-x86_64 archive is unusable with the reason "Windows archives
@@ -128,9 +134,17 @@
 //   - nsight_compute: not modelled, its archive layout changes between
 //     releases. Nsight Systems (bin/nsys), cuda-gdb, compute-sanitizer,
 //     nvprof, nvvp and the demo suite stay usable as runnable tools.
-//   - cuda_compat: usable only on linux-jetson ("forward-compatibility
-//     libraries for Jetson; on other platforms the driver provides them"),
-//     also on the platforms where it has no archive.
+//   - cuda_compat through 13.0: usable only on linux-jetson
+//     ("forward-compatibility libraries for Jetson; on other platforms the
+//     driver provides them"), also on the platforms where it has no archive.
+//     From 13.1 it is the data-center driver's forward compatibility
+//     (versioned as the driver, 610.43.02 in 13.3, with linux-x86_64 and
+//     linux-sbsa archives): usable there, not on linux-jetson, whose
+//     forward compatibility is cuda_compat_orin (Orin), usable only there.
+//     With forward compatibility asked for, cuda_cudart has a runtime edge
+//     to the one of its platform.
+//   - libcudla: usable only on linux-jetson; from 13.0 its archive is
+//     linux-sbsa's (Jetson Thor is sbsa), which server ARM has no DLA for.
 //   - A package the tables do not know (a newer manifest) is unusable on
 //     every platform it has an archive for, with a reason naming it, rather
 //     than passing as a package without files; the tests walk every manifest

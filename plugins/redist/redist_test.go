@@ -262,6 +262,8 @@ func TestDeps(t *testing.T) {
 		{"11.4.2", "cuda_cudart", []string{"cuda_cccl"}},
 		{"12.4.1", "cuda_cudart", []string{"cuda_cccl"}},
 		{"13.0.0", "cuda_cudart", []string{"cuda_cccl", "cuda_crt"}},
+		{"13.3.0", "cuda_cudart", []string{"cccl", "cuda_crt"}}, // cuda_cccl is cccl from 13.3
+		{"13.3.0", "libcuobjclient", []string{"libcufile"}},
 		{"12.9.0", "cuda_nvcc", nil},
 		{"13.0.0", "cuda_nvcc", []string{"cuda_crt", "libnvvm"}},
 		{"11.8.0", "libcublas", nil},
@@ -409,6 +411,13 @@ func TestFiles(t *testing.T) {
 		{"11.7.1", "cuda_nvprof", linuxSBSA, []lib{{"include", ""}}, []string{"bin/nvprof"}},
 		{"12.4.1", "cuda_compat", linuxJetson, []lib{{"compat/libcuda.so.1", "libcuda.so.1"}}, nil},
 		{"12.4.1", "libcudla", linuxJetson, []lib{{"lib/libcudla.so.1", "libcudla.so.1"}}, nil},
+		{"13.3.0", "libcudla", linuxJetson, []lib{{"lib/libcudla.so.1", "libcudla.so.1"}}, nil},
+		{"13.3.0", "cccl", linuxX86, []lib{{"include/cccl", ""}}, []string{"include"}},
+		{"13.3.0", "cuda_tileiras", linuxSBSA, []lib{{"bin/tileiras", ""}}, nil},
+		{"13.3.0", "libcuobjclient", linuxX86, []lib{{"lib/libcuobjclient.so.1", "libcuobjclient.so.1"}, {"include", ""}}, nil},
+		{"13.3.0", "cuda_compat", linuxX86, []lib{{"compat/libcuda.so.1", "libcuda.so.1"}}, nil},
+		{"13.3.0", "cuda_compat", linuxSBSA, []lib{{"compat/libcuda.so.1", "libcuda.so.1"}}, nil},
+		{"13.3.0", "cuda_compat_orin", linuxJetson, []lib{{"compat/libcuda.so.1", "libcuda.so.1"}}, nil},
 	} {
 		fs := fixedFiles(t, tc.cuda, tc.pkg, tc.platform)
 		for _, w := range tc.want {
@@ -490,9 +499,61 @@ func TestUnusable(t *testing.T) {
 	}
 }
 
+// TestJetsonOnly: what only a Jetson (or DRIVE) SoC can use is unusable
+// elsewhere, also where CUDA 13's linux-sbsa archive serves both; from 13.1
+// cuda_compat is the data-center driver's and the other way round.
+func TestJetsonOnly(t *testing.T) {
+	for _, tc := range []struct {
+		cuda, pkg string
+		usable    []string
+		unusable  map[string]string // platform: a part of the reason
+	}{
+		{"12.4.1", "cuda_compat", []string{linuxJetson}, map[string]string{linuxX86: "for Jetson (L4T)"}},
+		{"12.9.0", "libcudla", []string{linuxJetson}, nil},
+		{"13.3.0", "cuda_compat", []string{linuxX86, linuxSBSA}, map[string]string{linuxJetson: "data-center driver"}},
+		{"13.3.0", "cuda_compat_orin", []string{linuxJetson}, map[string]string{linuxSBSA: "Jetson Orin"}},
+		{"13.3.0", "libcudla", []string{linuxJetson}, map[string]string{linuxSBSA: "deep-learning accelerator"}},
+	} {
+		f := fix(t, tc.cuda)
+		for _, pl := range tc.usable {
+			if got := unusableOn(t, f, tc.pkg, pl); len(got) > 0 {
+				t.Errorf("CUDA %s %s unusable on %s: %q", tc.cuda, tc.pkg, pl, got)
+			}
+		}
+		for pl, want := range tc.unusable {
+			got := unusableOn(t, f, tc.pkg, pl)
+			if len(got) == 0 || !strings.Contains(strings.Join(got, "; "), want) {
+				t.Errorf("CUDA %s %s on %s: %q, want a reason with %q", tc.cuda, tc.pkg, pl, got, want)
+			}
+		}
+	}
+
+	b := fixuptest.Batch(t, Product, "13.3.0", allTargets)
+	b.Config.ForwardCompat = true
+	r, err := New().Fixup(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Packages {
+		if p.Name != "cuda_cudart" {
+			continue
+		}
+		var got []string
+		for _, d := range p.Deps {
+			if d.Runtime {
+				got = append(got, d.Package+" on "+strings.Join(d.Platforms, ","))
+			}
+		}
+		want := []string{"cuda_compat on linux-x86_64,linux-sbsa", "cuda_compat_orin on linux-jetson"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("CUDA 13.3 cuda_cudart forward-compatibility edges (-want +got):\n%s", diff)
+		}
+	}
+}
+
 func TestUnknownPackage(t *testing.T) {
 	b := &sdk.Batch{CUDA: "13.1.0", Product: Product, Config: sdk.Config{Targets: []string{linuxX86, linuxSBSA}},
-		Packages: []sdk.Package{{Name: "cuda_tileiras", Manifest: "cuda_tileiras", Product: Product, Release: "13.1.0", Version: "13.1.80",
+		Packages: []sdk.Package{{Name: "cuda_futurepkg", Manifest: "cuda_futurepkg", Product: Product, Release: "13.1.0", Version: "13.1.80",
 			Archives:    []sdk.Archive{{Platform: linuxX86, Key: linuxX86}},
 			Unavailable: map[string][]string{linuxSBSA: {"no sbsa archive"}}}}}
 	r, err := New().Fixup(context.Background(), b)
@@ -500,7 +561,7 @@ func TestUnknownPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := r.Packages[0]
-	if got := p.Platforms[linuxX86].Unusable; len(got) != 1 || !strings.Contains(got[0], "does not know cuda_tileiras 13.1.80") {
+	if got := p.Platforms[linuxX86].Unusable; len(got) != 1 || !strings.Contains(got[0], "does not know cuda_futurepkg 13.1.80") {
 		t.Errorf("unknown package on linux-x86_64: %q", got)
 	}
 	if _, ok := p.Platforms[linuxSBSA]; ok {

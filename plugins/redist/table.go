@@ -32,6 +32,19 @@ const (
 	reasonCompat = "{pkg} holds the CUDA forward-compatibility libraries for Jetson (L4T) and is usable only on " +
 		"linux-jetson; on other platforms the driver provides them (NVIDIA's cuda-compat packages come with the " +
 		"data-center driver)"
+
+	// From CUDA 13.1 cuda_compat is the data-center driver's forward
+	// compatibility (versioned as the driver, 610.43.02, with linux-x86_64
+	// and linux-sbsa archives); Jetson Orin has its own cuda_compat_orin.
+	reasonCompatDataCenter = "{pkg} {version} holds the data-center driver's CUDA forward-compatibility libraries " +
+		"for linux-x86_64 and linux-sbsa (data-center GPUs); it is not for Jetson, whose forward compatibility " +
+		"is cuda_compat_orin (Orin)"
+
+	reasonCompatOrin = "{pkg} holds the CUDA forward-compatibility libraries for Jetson Orin (L4T) and is usable " +
+		"only on linux-jetson"
+
+	reasonDLA = "{pkg} is the CUDA interface of the deep-learning accelerator (DLA) of Jetson and DRIVE SoCs; " +
+		"it is usable only on linux-jetson (its linux-sbsa archive from CUDA 13 serves the Tegra SoCs, not servers)"
 )
 
 // npp lists NPP's libraries (nppicom went away in CUDA 11.0, before the
@@ -47,7 +60,7 @@ func nppFiles() []file {
 }
 
 // table is the plugin's knowledge: a row per manifest package name of every
-// CUDA redistrib manifest from 11.4.2 to 13.0.0 (the tests walk them all).
+// CUDA redistrib manifest from 11.4.2 to 13.3.0 (the tests walk them all).
 //
 // Paths are relative to the archive root, in the Linux layout (bin/, include/,
 // lib/, lib/stubs/, nvvm/). Sources: NVIDIA's manifests and the CUDA toolkit
@@ -121,6 +134,11 @@ var table = map[string]pkg{
 		about: "cu++filt, the CUDA demangler, and its library",
 		files: []file{tool("bin/cu++filt"), headers("include"), static("lib/libcufilt.a")},
 	},
+	"cuda_tileiras": {
+		about: "tileiras, the CUDA Tile IR assembler (Tile IR bytecode to cubin), new in 13.1",
+		// nvidia-cuda-tileiras 13.3.36 holds bin/tileiras alone.
+		files: []file{tool("bin/tileiras")},
+	},
 	"cuda_ctadvisor": {
 		about: "ctadvisor, the compile-time advisor that reads nvcc's traces (new in 13.0)",
 		files: []file{tool("bin/ctadvisor")}, // inferred from the package name
@@ -142,11 +160,18 @@ var table = map[string]pkg{
 			// cuda_runtime.h includes nv/target (CCCL) and, from 13.0,
 			// crt/host_config.h from cuda_crt (before 13.0 those crt headers
 			// come with cuda_nvcc, which the toolchain brings).
+			// CCCL is cccl from 13.3 (an edge to the name a release lacks
+			// is left out).
 			edge("cuda_cccl"),
+			edge("cccl").since("13.3"),
 			edge("cuda_crt").since("13.0"),
 			// With forward compatibility, a Jetson program loads the
 			// cuda_compat libcuda.so.1 ahead of the driver's.
 			edge("cuda_compat").since("11.8").until("12").runtime().platforms(linuxJetson).ifForwardCompat(),
+			// From 13.1 cuda_compat is the data-center driver's, and Orin's
+			// is cuda_compat_orin.
+			edge("cuda_compat").since("13.1").runtime().platforms(linuxX86, linuxSBSA).ifForwardCompat(),
+			edge("cuda_compat_orin").since("13.1").runtime().platforms(linuxJetson).ifForwardCompat(),
 		},
 	},
 	"cuda_cccl": {
@@ -157,6 +182,12 @@ var table = map[string]pkg{
 			// include path).
 			headers("include/cccl").from("13.0"),
 		},
+	},
+	"cccl": {
+		about: "CUDA C++ Core Libraries (Thrust, CUB, libcu++): headers; cuda_cccl renamed in 13.3",
+		// nvidia-cuda-cccl 13.3.3.3.1 (the wheel of the same version) has
+		// include/cccl/{cub,cuda,nv,thrust} and lib/cmake.
+		files: []file{headers("include/cccl")},
 	},
 	"cuda_culibos": {
 		about: "libculibos.a, the OS abstraction the static CUDA libraries link (in cuda_cudart before 13.0)",
@@ -240,7 +271,23 @@ var table = map[string]pkg{
 			solib("compat/libcuda", soFixed("1")),
 			solib("compat/libnvidia-ptxjitcompiler", soFixed("1")),
 		},
-		unusable: []unusable{{when: when{off: []string{linuxJetson}}, reason: reasonCompat}},
+		unusable: []unusable{
+			// Through 13.0 the archives are Jetson's (linux-aarch64).
+			{when: when{until: "13.0", off: []string{linuxJetson}}, reason: reasonCompat},
+			// From 13.1 they are the data-center driver's: the sbsa archive
+			// also reaches linux-jetson, where it does not belong.
+			{when: when{since: "13.1", on: []string{linuxJetson}}, reason: reasonCompatDataCenter},
+		},
+	},
+	"cuda_compat_orin": {
+		about: "CUDA forward compatibility for Jetson Orin (L4T), from 13.x; a newer libcuda for an older driver",
+		// inferred: the layout of cuda_compat's Jetson archives (compat/,
+		// the driver's SONAMEs).
+		files: []file{
+			solib("compat/libcuda", soFixed("1")),
+			solib("compat/libnvidia-ptxjitcompiler", soFixed("1")),
+		},
+		unusable: []unusable{{when: when{off: []string{linuxJetson}}, reason: reasonCompatOrin}},
 	},
 
 	// --- Math and media libraries ---
@@ -344,6 +391,17 @@ var table = map[string]pkg{
 		about: "cuDLA, the Jetson deep-learning accelerator's CUDA interface",
 		// The stub is confirmed for 13.x archives; inferred for 11.8 to 12.x.
 		files: []file{headers("include"), solib("lib/libcudla", soFixed("1")), stub("lib/stubs/libcudla.so")},
+		// From 13.0 its archive is linux-sbsa's (Jetson Thor is sbsa), which
+		// the host also offers for server ARM, which has no DLA.
+		unusable: []unusable{{when: when{off: []string{linuxJetson}}, reason: reasonDLA}},
+	},
+	"libcuobjclient": {
+		about: "cuObject client, GPUDirect Storage for objects (S3 over RDMA), new in 13.x",
+		// libcuobjclient.so.1 (libcuobjclient.so.1.2.0 in CUDA 13.3; the
+		// SONAME programs that dlopen it name) and its header; no wheel.
+		files: []file{headers("include"), solib("lib/libcuobjclient", soFixed("1"))},
+		// It calls cuFile's RDMA API (cuFileRDMADescStrGet, cuFile 1.18+).
+		deps: []dep{edge("libcufile")},
 	},
 
 	// --- Debuggers, profilers, sanitizers, demos: run beside the program ---
