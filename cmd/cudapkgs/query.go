@@ -144,6 +144,8 @@ type jsonSet struct {
 	Releases  map[string]string      `json:"releases"`
 	NoRelease map[string]string      `json:"no_release,omitempty"`
 	Packages  map[string]jsonPackage `json:"packages"`
+	// Aliases map an old package name to the package that took it over.
+	Aliases map[string]string `json:"aliases,omitempty"`
 	// Warnings are the run's (manifests, folders) and the set's own, so
 	// that one set's object says everything about it.
 	Warnings []string `json:"warnings"`
@@ -159,7 +161,7 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 		for _, m := range append(slices.Clone(run), s.Warnings...) {
 			ws.Add(m)
 		}
-		js := jsonSet{Releases: map[string]string{}, NoRelease: s.NoRelease, Packages: map[string]jsonPackage{}, Warnings: ws.All()}
+		js := jsonSet{Releases: map[string]string{}, NoRelease: s.NoRelease, Packages: map[string]jsonPackage{}, Warnings: ws.All(), Aliases: s.Aliases}
 		for p, v := range s.Releases {
 			js.Releases[p] = v.String()
 		}

@@ -137,6 +137,23 @@ func Collect(sets []*pkgset.Set, targets []platform.Platform, prefix string) (*I
 			}
 		}
 	}
+	// An old name a package took over in some sets (a rename a plugin
+	// declared) is served there by the new package, so one label works
+	// across versions.
+	for _, s := range ix.sets {
+		for _, old := range slices.Sorted(maps.Keys(s.Aliases)) {
+			uses := ix.packages[old]
+			if uses == nil {
+				uses = map[string]Use{}
+				ix.packages[old] = uses
+			}
+			for _, t := range ix.targets {
+				if u, ok := ix.packages[s.Aliases[old]][key(s.CUDA, t)]; ok {
+					uses[key(s.CUDA, t)] = u
+				}
+			}
+		}
+	}
 	ix.archives = slices.SortedFunc(maps.Values(c.byName), func(a, b *Archive) int { return strings.Compare(a.Name, b.Name) })
 	return ix, nil
 }

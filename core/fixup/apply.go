@@ -26,6 +26,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 		r     *running
 	}
 	var jobs []job
+	rs := h.renames()
 	for _, s := range sets {
 		for _, b := range Batches(cfg, s) {
 			r, ok := h.byProduct[b.Product]
@@ -47,7 +48,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 			if err != nil {
 				return err
 			}
-			if err := validate(j.r.desc.Name, j.batch, res); err != nil {
+			if err := validate(j.r.desc.Name, j.batch, res, rs); err != nil {
 				return err
 			}
 			results[i] = res
@@ -61,17 +62,33 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 	// else reads while the stage runs.
 	plugins := map[string]string{} // package -> plugin, for cycle messages
 	for i, j := range jobs {
-		fold(j.set, j.batch, results[i])
+		fold(j.set, j.batch, results[i], rs)
 		for _, p := range j.batch.Packages {
 			plugins[j.set.CUDA.String()+"/"+p.Name] = j.r.desc.Name
 		}
 	}
 	for _, s := range sets {
+		rs.alias(s)
 		if err := checkCycles(s, func(pkg string) string { return plugins[s.CUDA.String()+"/"+pkg] }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// renames are those of the plugins that fix a product (a built-in replaced
+// by a declared plugin does not rename anything).
+func (h *Host) renames() renames {
+	var rs renames
+	for _, r := range h.plugins {
+		for _, p := range r.desc.Products {
+			if h.byProduct[p] == r {
+				rs = append(rs, r.renames...)
+				break
+			}
+		}
+	}
+	return rs
 }
 
 func (h *Host) names() string {
@@ -120,7 +137,7 @@ func CheckPath(p string) error {
 
 // validate checks a plugin's answer against the batch it was given. The
 // message names the plugin and the package: the plugin is what lied.
-func validate(plugin string, b *sdk.Batch, r *sdk.Result) error {
+func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 	bad := func(pkg, format string, args ...any) error {
 		return fmt.Errorf("plugin %s: Fixup(CUDA %s, product %s): package %s: %s", plugin, b.CUDA, b.Product, pkg, fmt.Sprintf(format, args...))
 	}
@@ -174,7 +191,7 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result) error {
 			}
 		}
 		for _, d := range p.Deps {
-			if _, err := resolveDep(b, d); err != nil {
+			if _, err := resolveDep(b, d, rs); err != nil {
 				return bad(p.Name, "%v", err)
 			}
 			if d.Package == bp.Manifest && (d.Release == "" || strings.HasPrefix(bp.Release, d.Release)) {
@@ -196,8 +213,26 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result) error {
 }
 
 // resolveDep finds the set package an edge points to: the package under its
-// own name when its release fits, else the versioned name whose release does.
-func resolveDep(b *sdk.Batch, d sdk.Dep) (string, error) {
+// own name when its release fits, else the versioned name whose release does,
+// else, where the set lacks the name and a rename says another package took
+// it over, that package.
+func resolveDep(b *sdk.Batch, d sdk.Dep, rs renames) (string, error) {
+	name, err := resolveName(b, d)
+	if err == nil {
+		return name, nil
+	}
+	if cuda, perr := version.Parse(b.CUDA); perr == nil {
+		if next, ok := rs.successor(d.Package, cuda); ok {
+			d.Package = next
+			if name, nerr := resolveName(b, d); nerr == nil {
+				return name, nil
+			}
+		}
+	}
+	return "", err
+}
+
+func resolveName(b *sdk.Batch, d sdk.Dep) (string, error) {
 	var want version.Version
 	if d.Release != "" {
 		v, err := version.Parse(d.Release)
@@ -235,7 +270,7 @@ func resolveDep(b *sdk.Batch, d sdk.Dep) (string, error) {
 }
 
 // fold writes a validated answer into the set's packages.
-func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result) {
+func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 	for _, pr := range r.Packages {
 		p, ok := s.Package(pr.Name)
 		if !ok {
@@ -262,7 +297,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result) {
 		p.Role = string(sdk.RoleOf(all))
 		p.Deps = nil
 		for _, d := range pr.Deps {
-			name, _ := resolveDep(b, d)
+			name, _ := resolveDep(b, d, rs)
 			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 		}
 		slices.SortFunc(p.Deps, func(a, b pkgset.Dep) int { return strings.Compare(a.Name, b.Name) })

@@ -83,11 +83,12 @@ type Info struct {
 }
 
 type running struct {
-	spec   Spec
-	client *plugin.Client // nil in process
-	fixer  caller
-	desc   sdk.Description
-	stderr *tail
+	spec    Spec
+	client  *plugin.Client // nil in process
+	fixer   caller
+	desc    sdk.Description
+	renames renames // desc.Renames, checked
+	stderr  *tail
 }
 
 // caller is what the host needs of a plugin: the gRPC client, or (for
@@ -122,7 +123,9 @@ func InProcess(opts Options, fixers ...sdk.Fixer) *Host {
 	h := &Host{opts: opts, byProduct: map[string]*running{}}
 	for _, f := range fixers {
 		d, _ := inProcess{f}.Describe(context.Background())
-		r := &running{spec: Spec{Name: d.Name, Builtin: true}, fixer: inProcess{f}, desc: d, stderr: newTail(stderrTailLines)}
+		// The built-ins' renames are checked by their own tests.
+		rs, _ := parseRenames(d)
+		r := &running{spec: Spec{Name: d.Name, Builtin: true}, fixer: inProcess{f}, desc: d, renames: rs, stderr: newTail(stderrTailLines)}
 		h.plugins = append(h.plugins, r)
 		for _, p := range d.Products {
 			h.byProduct[p] = r
@@ -244,6 +247,9 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if d.Name == "" || len(d.Products) == 0 {
 		return fail("Describe", fmt.Errorf("describes itself without a name or products: %+v", d))
 	}
+	if r.renames, err = parseRenames(d); err != nil {
+		return fail("Describe", err)
+	}
 	r.desc = d
 	return r, nil
 }
@@ -309,7 +315,7 @@ func (h *Host) Call(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, validate(r.desc.Name, b, res)
+	return res, validate(r.desc.Name, b, res, h.renames())
 }
 
 // call runs one Fixup with the call deadline.

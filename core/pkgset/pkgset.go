@@ -28,6 +28,9 @@ type Set struct {
 	// served from the conventional layout, facts extrapolated past the
 	// tables), deduplicated by the caller.
 	Warnings []string
+	// Aliases map an old package name to the package that took it over in
+	// this set, as the plugins declare (see sdk.Rename).
+	Aliases map[string]string
 }
 
 // Package is one package of a set under one name. Versioned names

@@ -177,8 +177,10 @@ type DescribeResponse struct {
 	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Products        []string               `protobuf:"bytes,2,rep,name=products,proto3" json:"products,omitempty"`
 	ProtocolVersion int32                  `protobuf:"varint,3,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Added compatibly: a plugin that does not send it renames nothing.
+	Renames       []*Rename `protobuf:"bytes,4,rep,name=renames,proto3" json:"renames,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DescribeResponse) Reset() {
@@ -232,6 +234,75 @@ func (x *DescribeResponse) GetProtocolVersion() int32 {
 	return 0
 }
 
+func (x *DescribeResponse) GetRenames() []*Rename {
+	if x != nil {
+		return x.Renames
+	}
+	return nil
+}
+
+// A package that takes over an older manifest name from a CUDA version on
+// (CUDA 13.3's cccl, which was cuda_cccl).
+type Rename struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Package       string                 `protobuf:"bytes,1,opt,name=package,proto3" json:"package,omitempty"`
+	Replaces      string                 `protobuf:"bytes,2,opt,name=replaces,proto3" json:"replaces,omitempty"`
+	Since         string                 `protobuf:"bytes,3,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rename) Reset() {
+	*x = Rename{}
+	mi := &file_plugin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rename) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rename) ProtoMessage() {}
+
+func (x *Rename) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rename.ProtoReflect.Descriptor instead.
+func (*Rename) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Rename) GetPackage() string {
+	if x != nil {
+		return x.Package
+	}
+	return ""
+}
+
+func (x *Rename) GetReplaces() string {
+	if x != nil {
+		return x.Replaces
+	}
+	return ""
+}
+
+func (x *Rename) GetSince() string {
+	if x != nil {
+		return x.Since
+	}
+	return ""
+}
+
 type Config struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	CudaVersions  []string               `protobuf:"bytes,1,rep,name=cuda_versions,json=cudaVersions,proto3" json:"cuda_versions,omitempty"`
@@ -245,7 +316,7 @@ type Config struct {
 
 func (x *Config) Reset() {
 	*x = Config{}
-	mi := &file_plugin_proto_msgTypes[2]
+	mi := &file_plugin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -257,7 +328,7 @@ func (x *Config) String() string {
 func (*Config) ProtoMessage() {}
 
 func (x *Config) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[2]
+	mi := &file_plugin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -270,7 +341,7 @@ func (x *Config) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Config.ProtoReflect.Descriptor instead.
 func (*Config) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{2}
+	return file_plugin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Config) GetCudaVersions() []string {
@@ -317,7 +388,7 @@ type StringList struct {
 
 func (x *StringList) Reset() {
 	*x = StringList{}
-	mi := &file_plugin_proto_msgTypes[3]
+	mi := &file_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -329,7 +400,7 @@ func (x *StringList) String() string {
 func (*StringList) ProtoMessage() {}
 
 func (x *StringList) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[3]
+	mi := &file_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -342,7 +413,7 @@ func (x *StringList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringList.ProtoReflect.Descriptor instead.
 func (*StringList) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{3}
+	return file_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *StringList) GetValues() []string {
@@ -365,7 +436,7 @@ type SetPackage struct {
 
 func (x *SetPackage) Reset() {
 	*x = SetPackage{}
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +448,7 @@ func (x *SetPackage) String() string {
 func (*SetPackage) ProtoMessage() {}
 
 func (x *SetPackage) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +461,7 @@ func (x *SetPackage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPackage.ProtoReflect.Descriptor instead.
 func (*SetPackage) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{4}
+	return file_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SetPackage) GetName() string {
@@ -441,7 +512,7 @@ type Archive struct {
 
 func (x *Archive) Reset() {
 	*x = Archive{}
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -453,7 +524,7 @@ func (x *Archive) String() string {
 func (*Archive) ProtoMessage() {}
 
 func (x *Archive) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -466,7 +537,7 @@ func (x *Archive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Archive.ProtoReflect.Descriptor instead.
 func (*Archive) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{5}
+	return file_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Archive) GetPlatform() string {
@@ -519,7 +590,7 @@ type Package struct {
 
 func (x *Package) Reset() {
 	*x = Package{}
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -531,7 +602,7 @@ func (x *Package) String() string {
 func (*Package) ProtoMessage() {}
 
 func (x *Package) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -544,7 +615,7 @@ func (x *Package) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Package.ProtoReflect.Descriptor instead.
 func (*Package) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{6}
+	return file_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Package) GetName() string {
@@ -611,7 +682,7 @@ type FixupRequest struct {
 
 func (x *FixupRequest) Reset() {
 	*x = FixupRequest{}
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +694,7 @@ func (x *FixupRequest) String() string {
 func (*FixupRequest) ProtoMessage() {}
 
 func (x *FixupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +707,7 @@ func (x *FixupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixupRequest.ProtoReflect.Descriptor instead.
 func (*FixupRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{7}
+	return file_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FixupRequest) GetCuda() string {
@@ -686,7 +757,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +769,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +782,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *File) GetPath() string {
@@ -756,7 +827,7 @@ type Dep struct {
 
 func (x *Dep) Reset() {
 	*x = Dep{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -768,7 +839,7 @@ func (x *Dep) String() string {
 func (*Dep) ProtoMessage() {}
 
 func (x *Dep) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -781,7 +852,7 @@ func (x *Dep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dep.ProtoReflect.Descriptor instead.
 func (*Dep) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Dep) GetPackage() string {
@@ -840,7 +911,7 @@ type PlatformResult struct {
 
 func (x *PlatformResult) Reset() {
 	*x = PlatformResult{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -852,7 +923,7 @@ func (x *PlatformResult) String() string {
 func (*PlatformResult) ProtoMessage() {}
 
 func (x *PlatformResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -865,7 +936,7 @@ func (x *PlatformResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlatformResult.ProtoReflect.Descriptor instead.
 func (*PlatformResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlatformResult) GetFiles() []*File {
@@ -900,7 +971,7 @@ type PackageResult struct {
 
 func (x *PackageResult) Reset() {
 	*x = PackageResult{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +983,7 @@ func (x *PackageResult) String() string {
 func (*PackageResult) ProtoMessage() {}
 
 func (x *PackageResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +996,7 @@ func (x *PackageResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PackageResult.ProtoReflect.Descriptor instead.
 func (*PackageResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PackageResult) GetName() string {
@@ -958,7 +1029,7 @@ type FixupResponse struct {
 
 func (x *FixupResponse) Reset() {
 	*x = FixupResponse{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -970,7 +1041,7 @@ func (x *FixupResponse) String() string {
 func (*FixupResponse) ProtoMessage() {}
 
 func (x *FixupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -983,7 +1054,7 @@ func (x *FixupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixupResponse.ProtoReflect.Descriptor instead.
 func (*FixupResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *FixupResponse) GetPackages() []*PackageResult {
@@ -998,11 +1069,16 @@ var File_plugin_proto protoreflect.FileDescriptor
 const file_plugin_proto_rawDesc = "" +
 	"\n" +
 	"\fplugin.proto\x12\x12cudapkgs.plugin.v1\"\x11\n" +
-	"\x0fDescribeRequest\"m\n" +
+	"\x0fDescribeRequest\"\xa3\x01\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bproducts\x18\x02 \x03(\tR\bproducts\x12)\n" +
-	"\x10protocol_version\x18\x03 \x01(\x05R\x0fprotocolVersion\"\xb5\x02\n" +
+	"\x10protocol_version\x18\x03 \x01(\x05R\x0fprotocolVersion\x124\n" +
+	"\arenames\x18\x04 \x03(\v2\x1a.cudapkgs.plugin.v1.RenameR\arenames\"T\n" +
+	"\x06Rename\x12\x18\n" +
+	"\apackage\x18\x01 \x01(\tR\apackage\x12\x1a\n" +
+	"\breplaces\x18\x02 \x01(\tR\breplaces\x12\x14\n" +
+	"\x05since\x18\x03 \x01(\tR\x05since\"\xb5\x02\n" +
 	"\x06Config\x12#\n" +
 	"\rcuda_versions\x18\x01 \x03(\tR\fcudaVersions\x12%\n" +
 	"\x0eforward_compat\x18\x02 \x01(\bR\rforwardCompat\x12\x12\n" +
@@ -1099,52 +1175,54 @@ func file_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_plugin_proto_goTypes = []any{
 	(Kind)(0),                // 0: cudapkgs.plugin.v1.Kind
 	(Role)(0),                // 1: cudapkgs.plugin.v1.Role
 	(*DescribeRequest)(nil),  // 2: cudapkgs.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil), // 3: cudapkgs.plugin.v1.DescribeResponse
-	(*Config)(nil),           // 4: cudapkgs.plugin.v1.Config
-	(*StringList)(nil),       // 5: cudapkgs.plugin.v1.StringList
-	(*SetPackage)(nil),       // 6: cudapkgs.plugin.v1.SetPackage
-	(*Archive)(nil),          // 7: cudapkgs.plugin.v1.Archive
-	(*Package)(nil),          // 8: cudapkgs.plugin.v1.Package
-	(*FixupRequest)(nil),     // 9: cudapkgs.plugin.v1.FixupRequest
-	(*File)(nil),             // 10: cudapkgs.plugin.v1.File
-	(*Dep)(nil),              // 11: cudapkgs.plugin.v1.Dep
-	(*PlatformResult)(nil),   // 12: cudapkgs.plugin.v1.PlatformResult
-	(*PackageResult)(nil),    // 13: cudapkgs.plugin.v1.PackageResult
-	(*FixupResponse)(nil),    // 14: cudapkgs.plugin.v1.FixupResponse
-	nil,                      // 15: cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	nil,                      // 16: cudapkgs.plugin.v1.Package.UnavailableEntry
-	nil,                      // 17: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	(*Rename)(nil),           // 4: cudapkgs.plugin.v1.Rename
+	(*Config)(nil),           // 5: cudapkgs.plugin.v1.Config
+	(*StringList)(nil),       // 6: cudapkgs.plugin.v1.StringList
+	(*SetPackage)(nil),       // 7: cudapkgs.plugin.v1.SetPackage
+	(*Archive)(nil),          // 8: cudapkgs.plugin.v1.Archive
+	(*Package)(nil),          // 9: cudapkgs.plugin.v1.Package
+	(*FixupRequest)(nil),     // 10: cudapkgs.plugin.v1.FixupRequest
+	(*File)(nil),             // 11: cudapkgs.plugin.v1.File
+	(*Dep)(nil),              // 12: cudapkgs.plugin.v1.Dep
+	(*PlatformResult)(nil),   // 13: cudapkgs.plugin.v1.PlatformResult
+	(*PackageResult)(nil),    // 14: cudapkgs.plugin.v1.PackageResult
+	(*FixupResponse)(nil),    // 15: cudapkgs.plugin.v1.FixupResponse
+	nil,                      // 16: cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	nil,                      // 17: cudapkgs.plugin.v1.Package.UnavailableEntry
+	nil,                      // 18: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
-	15, // 0: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	7,  // 1: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
-	16, // 2: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
-	4,  // 3: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
-	8,  // 4: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
-	6,  // 5: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
-	0,  // 6: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
-	1,  // 7: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
-	10, // 8: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
-	11, // 9: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
-	17, // 10: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
-	13, // 11: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
-	5,  // 12: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	5,  // 13: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	12, // 14: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
-	2,  // 15: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
-	9,  // 16: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
-	3,  // 17: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
-	14, // 18: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
-	17, // [17:19] is the sub-list for method output_type
-	15, // [15:17] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	4,  // 0: cudapkgs.plugin.v1.DescribeResponse.renames:type_name -> cudapkgs.plugin.v1.Rename
+	16, // 1: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	8,  // 2: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
+	17, // 3: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
+	5,  // 4: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
+	9,  // 5: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
+	7,  // 6: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
+	0,  // 7: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
+	1,  // 8: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
+	11, // 9: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
+	12, // 10: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
+	18, // 11: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	14, // 12: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
+	6,  // 13: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	6,  // 14: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	13, // 15: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
+	2,  // 16: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
+	10, // 17: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
+	3,  // 18: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
+	15, // 19: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
+	18, // [18:20] is the sub-list for method output_type
+	16, // [16:18] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1158,7 +1236,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -28,7 +28,25 @@ func New() sdk.Fixer { return fixer{} }
 type fixer struct{}
 
 func (fixer) Describe() sdk.Description {
-	return sdk.Description{Name: "redist", Products: []string{Product}}
+	return sdk.Description{Name: "redist", Products: []string{Product}, Renames: renames()}
+}
+
+// renames are the manifest names NVIDIA changed. Edges keep the old name
+// (cuda_cudart depends on cuda_cccl); the host follows them to the new one.
+func renames() []sdk.Rename {
+	return []sdk.Rename{
+		{Package: "cccl", Replaces: "cuda_cccl", Since: "13.3"},
+	}
+}
+
+// successor is the package that replaces name in CUDA cuda, if renamed.
+func successor(name string, cuda ver) (string, bool) {
+	for _, r := range renames() {
+		if r.Replaces == name && cuda.within(r.Since, "") {
+			return r.Package, true
+		}
+	}
+	return "", false
 }
 
 // Fixup answers for every package of the batch from the tables in table.go.
@@ -119,7 +137,11 @@ func (s pkg) depsFor(cuda ver, cfg sdk.Config, inSet map[string]bool) []sdk.Dep 
 			continue
 		}
 		if inSet != nil && !inSet[d.Package] {
-			continue
+			// Kept where a rename names its successor, which the host
+			// resolves; dropped only where the set really lacks it.
+			if next, ok := successor(d.Package, cuda); !ok || !inSet[next] {
+				continue
+			}
 		}
 		dep := d.Dep
 		dep.Platforms = nil

@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -182,7 +184,8 @@ func TestEveryRelease(t *testing.T) {
 					checkFiles(t, p.Name+" on "+plat, pl.Files)
 				}
 				for _, d := range pr.Deps {
-					if !set[d.Package] {
+					next, renamed := successor(d.Package, cuda)
+					if !set[d.Package] && !(renamed && set[next]) {
 						t.Errorf("%s depends on %s, which CUDA %s does not have", p.Name, d.Package, r)
 					}
 					if d.Package == p.Manifest {
@@ -262,7 +265,9 @@ func TestDeps(t *testing.T) {
 		{"11.4.2", "cuda_cudart", []string{"cuda_cccl"}},
 		{"12.4.1", "cuda_cudart", []string{"cuda_cccl"}},
 		{"13.0.0", "cuda_cudart", []string{"cuda_cccl", "cuda_crt"}},
-		{"13.3.0", "cuda_cudart", []string{"cccl", "cuda_crt"}}, // cuda_cccl is cccl from 13.3
+		// The edge keeps the old name; the host follows the declared rename
+		// to cccl (core/fixup, and testdata/script/rename.txtar).
+		{"13.3.0", "cuda_cudart", []string{"cuda_cccl", "cuda_crt"}},
 		{"13.3.0", "libcuobjclient", []string{"libcufile"}},
 		{"12.9.0", "cuda_nvcc", nil},
 		{"13.0.0", "cuda_nvcc", []string{"cuda_crt", "libnvvm"}},
@@ -688,6 +693,35 @@ func TestOverGRPC(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("CUDA %s over gRPC (-in process +gRPC):\n%s", r, diff)
+		}
+	}
+}
+
+// Every declared rename names two packages the table knows, and NVIDIA's
+// manifests agree: from Since on the new name is there and the old is not.
+func TestRenamesMatchTheManifests(t *testing.T) {
+	rs := New().Describe().Renames
+	if len(rs) == 0 {
+		t.Fatal("no renames declared; CUDA 13.3 renamed cuda_cccl to cccl")
+	}
+	c, err := manifest.LoadDir(shared.Manifests(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if _, ok := table[r.Package]; !ok {
+			t.Errorf("rename to %s: not in the table", r.Package)
+		}
+		if _, ok := table[r.Replaces]; !ok {
+			t.Errorf("rename of %s: not in the table", r.Replaces)
+		}
+		since := version.MustParse(r.Since)
+		for _, m := range c.Releases(Product) {
+			_, hasNew := m.Package(r.Package)
+			_, hasOld := m.Package(r.Replaces)
+			if after := !m.Release.Less(since); after && (!hasNew || hasOld) || !after && hasNew {
+				t.Errorf("CUDA %s: %s present %v, %s present %v, against the rename since %s", m.Release, r.Package, hasNew, r.Replaces, hasOld, r.Since)
+			}
 		}
 	}
 }

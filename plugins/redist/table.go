@@ -163,7 +163,6 @@ var table = map[string]pkg{
 			// CCCL is cccl from 13.3 (an edge to the name a release lacks
 			// is left out).
 			edge("cuda_cccl"),
-			edge("cccl").since("13.3"),
 			edge("cuda_crt").since("13.0"),
 			// With forward compatibility, a Jetson program loads the
 			// cuda_compat libcuda.so.1 ahead of the driver's.

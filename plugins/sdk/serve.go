@@ -76,7 +76,11 @@ type server struct {
 
 func (s *server) Describe(context.Context, *pb.DescribeRequest) (*pb.DescribeResponse, error) {
 	d := s.impl.Describe()
-	return &pb.DescribeResponse{Name: d.Name, Products: d.Products, ProtocolVersion: ProtocolVersion}, nil
+	out := &pb.DescribeResponse{Name: d.Name, Products: d.Products, ProtocolVersion: ProtocolVersion}
+	for _, r := range d.Renames {
+		out.Renames = append(out.Renames, &pb.Rename{Package: r.Package, Replaces: r.Replaces, Since: r.Since})
+	}
+	return out, nil
 }
 
 func (s *server) Fixup(ctx context.Context, req *pb.FixupRequest) (*pb.FixupResponse, error) {
@@ -101,7 +105,11 @@ func (c *Client) Describe(ctx context.Context) (Description, error) {
 	if err != nil {
 		return Description{}, err
 	}
-	return Description{Name: d.GetName(), Products: d.GetProducts(), ProtocolVersion: int(d.GetProtocolVersion())}, nil
+	out := Description{Name: d.GetName(), Products: d.GetProducts(), ProtocolVersion: int(d.GetProtocolVersion())}
+	for _, r := range d.GetRenames() {
+		out.Renames = append(out.Renames, Rename{Package: r.GetPackage(), Replaces: r.GetReplaces(), Since: r.GetSince()})
+	}
+	return out, nil
 }
 
 // Fixup sends a batch and returns the plugin's answer.

@@ -37,6 +37,17 @@ type Description struct {
 	Products []string
 	// ProtocolVersion is filled in by Serve.
 	ProtocolVersion int
+	// Renames are packages of the plugin's products that take over an older
+	// manifest name from a CUDA version on. The host then resolves edges
+	// to the old name to the new package, and the hub keeps the old name
+	// as an alias, so that a user's label keeps working across versions.
+	Renames []Rename
+}
+
+// Rename says Package replaces the manifest name Replaces from CUDA Since
+// on ("cccl" replaces "cuda_cccl" since "13.3").
+type Rename struct {
+	Package, Replaces, Since string
 }
 
 // Config is the evaluated configuration as a plugin sees it.

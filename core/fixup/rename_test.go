@@ -1,0 +1,63 @@
+package fixup
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+func TestParseRenames(t *testing.T) {
+	tests := []struct {
+		r       sdk.Rename
+		wantErr string
+	}{
+		{sdk.Rename{Package: "cccl", Replaces: "cuda_cccl", Since: "13.3"}, ""},
+		{sdk.Rename{Package: "cccl", Replaces: "cuda_cccl", Since: "next"}, `since: version "next"`},
+		{sdk.Rename{Package: "", Replaces: "cuda_cccl", Since: "13.3"}, "expected a package that replaces another name"},
+		{sdk.Rename{Package: "x", Replaces: "x", Since: "13.3"}, "expected a package that replaces another name"},
+		{sdk.Rename{Package: "../x", Replaces: "y", Since: "13.3"}, "expected plain package names"},
+	}
+	for _, tt := range tests {
+		_, err := parseRenames(sdk.Description{Name: "p", Renames: []sdk.Rename{tt.r}})
+		if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("parseRenames(%+v) = %v, want %q", tt.r, err, tt.wantErr)
+		}
+	}
+}
+
+func TestRenameResolvesAndAliases(t *testing.T) {
+	rs, err := parseRenames(sdk.Description{Renames: []sdk.Rename{{Package: "cccl", Replaces: "cuda_cccl", Since: "13.3"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cuda string
+		want string
+	}{{"13.3.0", "cccl"}, {"13.4.1", "cccl"}, {"13.0.0", ""}, {"12.9.0", ""}} {
+		got, _ := rs.successor("cuda_cccl", version.MustParse(tt.cuda))
+		if got != tt.want {
+			t.Errorf("successor in %s = %q, want %q", tt.cuda, got, tt.want)
+		}
+	}
+	b := &sdk.Batch{CUDA: "13.3.0", SetPackages: []sdk.SetPackage{{Name: "cccl", Manifest: "cccl", Release: "13.3.0"}}}
+	if name, err := resolveDep(b, sdk.Dep{Package: "cuda_cccl"}, rs); err != nil || name != "cccl" {
+		t.Errorf("edge to cuda_cccl in 13.3.0 = %q, %v; want cccl", name, err)
+	}
+	b.CUDA = "13.0.0"
+	if _, err := resolveDep(b, sdk.Dep{Package: "cuda_cccl"}, rs); err == nil {
+		t.Error("edge to cuda_cccl in 13.0.0 resolved through a rename that starts in 13.3")
+	}
+
+	newOnly := &pkgset.Set{CUDA: version.MustParse("13.3.0"), Packages: []*pkgset.Package{{Name: "cccl"}}}
+	both := &pkgset.Set{CUDA: version.MustParse("13.3.0"), Packages: []*pkgset.Package{{Name: "cccl"}, {Name: "cuda_cccl"}}}
+	old := &pkgset.Set{CUDA: version.MustParse("12.4.1"), Packages: []*pkgset.Package{{Name: "cccl"}}}
+	for _, s := range []*pkgset.Set{newOnly, both, old} {
+		rs.alias(s)
+	}
+	if newOnly.Aliases["cuda_cccl"] != "cccl" || both.Aliases != nil || old.Aliases != nil {
+		t.Errorf("aliases: new only %v, both %v, before the rename %v", newOnly.Aliases, both.Aliases, old.Aliases)
+	}
+}
