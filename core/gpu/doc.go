@@ -22,7 +22,14 @@
 //     (sm_86), 11.4 (sm_87), 11.8 (sm_89, sm_90), 12.0 (sm_90a; Kepler
 //     removed), 12.8 (sm_100, sm_101, sm_120 and their "a" variants), 12.9
 //     (family-specific "f" targets; sm_103, sm_121), 13.0 (sm_101 renamed
-//     sm_110; offline compilation for capabilities below 7.5 removed).
+//     sm_110; offline compilation for capabilities below 7.5 removed), 13.4
+//     ("preview support for the NVIDIA Rubin architecture": sm_107, sm_107a,
+//     sm_107f).
+//   - For CUDA 13.0 to 13.5, what each release's nvcc itself accepts: nvcc from
+//     NVIDIA's nvidia-cuda-nvcc wheels, asked with --dryrun for every sm_XY
+//     with and without suffix. testdata/nvcc.json records the result and the
+//     tests check the table against it. 13.1 to 13.3 added and removed no
+//     target; 13.4 added sm_107 (nvcc's own name for it is Rubin).
 //   - JetPack / CUDA for Tegra release notes and "CUDA Upgradable Package for
 //     Jetson", for the CUDA versions each Jetson module can run.
 //
@@ -67,10 +74,34 @@
 // Source: CUDA Installation Guide for Linux, "System Requirements" /
 // "Host Compiler Support Policy" (supported GCC and Clang per CUDA release),
 // and the release notes of each toolkit for when a compiler version was added.
+// From CUDA 13.1 the maxima are read from the check nvcc itself makes, its
+// crt/host_config.h ("gcc versions later than 16 are not supported"), in
+// NVIDIA's nvidia-cuda-crt wheels of every patch release (testdata/nvcc.json);
+// read the same way, 13.0's header agrees with 13.0's row. The header checks no
+// GCC minimum, so the 13.1 to 13.5 minima are 13.0's, marked inferred in the
+// table.
 // Ranges are inclusive major versions for x86_64 and Arm server Linux; they do
 // not apply to Jetson toolkits, which ship with their JetPack's compiler.
 // Where NVIDIA widened support in a patch release (Clang 16 arrived in
 // 12.2.2) the row holds the widest support of that minor release, because
 // users take the newest patch. There was no CUDA 12.7 release, so it has no
 // row.
+//
+// # CUDA versions newer than the tables
+//
+// Both tables cover CUDA through 13.5 (Table.Newest). NVIDIA ships toolkits
+// faster than the tables are updated, and a new release is far more likely to
+// accept what its predecessor did than nothing at all, so a CUDA version past
+// a table is neither refused nor left unchecked: the newest entry stands in,
+// and the caller is told. HostCompilersFor, LookupHostCompilers and
+// CheckHostCompiler use 13.5's ranges for CUDA 13.6 or 14.0; the capability
+// table is used as it is, so capabilities whose MaxCUDA is open stay
+// supported (and defaults), closed ones stay refused, and targets the new
+// release adds are unknown. Extrapolations and Warnings report it, as
+//
+//	CUDA 14.0 is newer than cudapkgs' host-compiler table (newest: 13.5); using 13.5's ranges
+//	CUDA 14.0 is newer than cudapkgs' GPU capability table (newest: 13.5); using 13.5's capabilities
+//
+// Versions before a table or missing from it (12.7 never shipped) have no
+// newer row to borrow and stay errors.
 package gpu

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -129,6 +130,9 @@ func TestCheck(t *testing.T) {
 		{"10.1a", "13.0.1", "capability 10.1a (Blackwell) is not supported by CUDA 13.0.1: supported from CUDA 12.8 to 12.9 (CUDA 13.0 renamed it 11.0a)"},
 		{"11.0f", "12.9", "capability 11.0f (Blackwell) is not supported by CUDA 12.9: supported from CUDA 13.0 onwards (before CUDA 13.0 it was 10.1f)"},
 		{"12.1", "13.0", ""},
+		{"10.7", "13.3.73", "capability 10.7 (Rubin) is not supported by CUDA 13.3.73: supported from CUDA 13.4 onwards"},
+		{"sm_107a", "13.4.1", ""},
+		{"compute_107f", "13.5", ""},
 		{"9.5", "12.4", `unknown GPU capability "9.5"`},
 	}
 	for _, tt := range tests {
@@ -166,8 +170,13 @@ func TestDefaults(t *testing.T) {
 		{"12.9", false, []string{"7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0", "12.1"}},
 		{"13.0", false, []string{"7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0", "12.1"}},
 		{"13.0", true, []string{"8.7", "11.0"}},
+		{"13.3", false, []string{"7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0", "12.1"}},
+		{"13.4.1", false, []string{"7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "10.7", "12.0", "12.1"}},
+		{"13.5", false, []string{"7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "10.7", "12.0", "12.1"}},
+		{"13.5", true, []string{"8.7", "11.0"}},
 		{"10.2", true, []string{"5.3", "6.2", "7.2"}},
-		{"99.0", false, []string{"7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0", "12.1"}},
+		// Past the table: the rows as they are (see TestExtrapolation).
+		{"99.0", false, []string{"7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "10.7", "12.0", "12.1"}},
 	}
 	for _, tt := range tests {
 		got := names(Defaults(version.MustParse(tt.cuda), tt.jetson))
@@ -238,24 +247,70 @@ func TestGencode(t *testing.T) {
 }
 
 func TestHostCompilersFor(t *testing.T) {
-	h, err := HostCompilersFor(version.MustParse("12.4.1"))
-	if err != nil {
-		t.Fatal(err)
+	hcs := func(cuda string, gccMin, gccMax, clangMin, clangMax int) HostCompilers {
+		return HostCompilers{CUDA: version.MustParse(cuda), GCCMin: gccMin, GCCMax: gccMax, ClangMin: clangMin, ClangMax: clangMax}
 	}
-	if want := (HostCompilers{CUDA: version.MustParse("12.4"), GCCMin: 6, GCCMax: 13, ClangMin: 7, ClangMax: 17}); h != want {
-		t.Errorf("HostCompilersFor(12.4.1) = %+v, want %+v", h, want)
+	tests := []struct {
+		cuda string
+		want HostCompilers
+	}{
+		{"12.4.1", hcs("12.4", 6, 13, 7, 17)},
+		{"13.0", hcs("13.0", 6, 15, 7, 20)},
+		{"13.1", hcs("13.1", 6, 15, 7, 21)},
+		{"13.2.1", hcs("13.2", 6, 15, 7, 21)},
+		{"13.3.0", hcs("13.3", 6, 15, 7, 21)},
+		{"13.4.1", hcs("13.4", 6, 16, 7, 22)},
+		{"13.5", hcs("13.5", 6, 16, 7, 22)},
+		// Past the table: the newest row, no error.
+		{"13.6", hcs("13.5", 6, 16, 7, 22)},
+		{"14.0", hcs("13.5", 6, 16, 7, 22)},
+		{"14.1.2", hcs("13.5", 6, 16, 7, 22)},
 	}
-	for _, cuda := range []string{"10.2", "12.7", "13.1"} {
+	for _, tt := range tests {
+		h, err := HostCompilersFor(version.MustParse(tt.cuda))
+		if err != nil || h != tt.want {
+			t.Errorf("HostCompilersFor(%s) = %+v, %v; want %+v", tt.cuda, h, err, tt.want)
+		}
+	}
+	// Before the table, and the release that never shipped, stay errors:
+	// nothing newer than them can stand in.
+	for _, cuda := range []string{"10.2", "12.7"} {
 		_, err := HostCompilersFor(version.MustParse(cuda))
-		want := "no nvcc host compiler data for CUDA " + cuda + ": known CUDA versions are 11.0 to 12.6, 12.8 to 13.0"
+		want := "no nvcc host compiler data for CUDA " + cuda + ": known CUDA versions are 11.0 to 12.6, 12.8 to 13.5 (later ones use 13.5's ranges)"
 		if err == nil || err.Error() != want {
 			t.Errorf("HostCompilersFor(%s) error = %v, want %q", cuda, err, want)
 		}
 	}
-	// Every CUDA release from 11.0 to 13.0 has a row.
+	if _, err := HostCompilersFor(version.Version{}); err == nil || !strings.Contains(err.Error(), "no CUDA version given") {
+		t.Errorf("HostCompilersFor(zero) error = %v", err)
+	}
+	// Every CUDA release from 11.0 to 13.5 has a row of its own.
 	for _, cuda := range append([]string{"11.0", "11.1", "11.2", "11.3"}, cudaReleases...) {
-		if _, err := HostCompilersFor(version.MustParse(cuda)); err != nil {
-			t.Errorf("HostCompilersFor(%s): %v", cuda, err)
+		h, ext, err := LookupHostCompilers(version.MustParse(cuda))
+		if err != nil || ext.Extrapolated() || !h.CUDA.Equal(version.MustParse(cuda)) {
+			t.Errorf("LookupHostCompilers(%s) = %+v, %+v, %v; want its own row", cuda, h, ext, err)
+		}
+	}
+}
+
+func TestLookupHostCompilersPastTable(t *testing.T) {
+	tests := []struct{ cuda, warning string }{
+		{"13.5.37", ""},
+		{"13.6", "CUDA 13.6 is newer than cudapkgs' host-compiler table (newest: 13.5); using 13.5's ranges"},
+		{"14.0", "CUDA 14.0 is newer than cudapkgs' host-compiler table (newest: 13.5); using 13.5's ranges"},
+		{"14.0.1", "CUDA 14.0.1 is newer than cudapkgs' host-compiler table (newest: 13.5); using 13.5's ranges"},
+	}
+	for _, tt := range tests {
+		h, ext, err := LookupHostCompilers(version.MustParse(tt.cuda))
+		if err != nil {
+			t.Errorf("LookupHostCompilers(%s): %v", tt.cuda, err)
+			continue
+		}
+		if got := ext.Warning(); got != tt.warning || ext.Extrapolated() != (tt.warning != "") {
+			t.Errorf("LookupHostCompilers(%s) warning = %q (extrapolated %v), want %q", tt.cuda, got, ext.Extrapolated(), tt.warning)
+		}
+		if ext.Extrapolated() && (ext.Table != TableHostCompilers || ext.CUDA.String() != tt.cuda || ext.Newest.String() != "13.5" || h.CUDA.String() != "13.5") {
+			t.Errorf("LookupHostCompilers(%s) = %+v, %+v", tt.cuda, h, ext)
 		}
 	}
 }
@@ -277,7 +332,16 @@ func TestCheckHostCompiler(t *testing.T) {
 		{"13.0", "gcc", 15, ""},
 		{"13.0", "clang", 20, ""},
 		{"13.0", "icc", 2021, `unknown host compiler family "icc": expected gcc or clang`},
-		{"10.2", "gcc", 8, "checking gcc 8: no nvcc host compiler data for CUDA 10.2: known CUDA versions are 11.0 to 12.6, 12.8 to 13.0"},
+		{"13.1", "clang", 21, ""},
+		{"13.1", "clang", 22, "clang 22 is not supported by nvcc from CUDA 13.1: supported clang 7 to 21"},
+		{"13.3.0", "gcc", 16, "gcc 16 is not supported by nvcc from CUDA 13.3.0: supported gcc 6 to 15"},
+		{"13.4.1", "gcc", 16, ""},
+		{"13.5", "clang", 22, ""},
+		{"13.5", "clang", 23, "clang 23 is not supported by nvcc from CUDA 13.5: supported clang 7 to 22"},
+		// Past the table: checked against 13.5, and a refusal says so.
+		{"14.0", "gcc", 16, ""},
+		{"14.0", "gcc", 17, "gcc 17 is not supported by nvcc from CUDA 14.0: supported gcc 6 to 16 (assumed from CUDA 13.5, the newest in cudapkgs' host-compiler table)"},
+		{"10.2", "gcc", 8, "checking gcc 8: no nvcc host compiler data for CUDA 10.2: known CUDA versions are 11.0 to 12.6, 12.8 to 13.5 (later ones use 13.5's ranges)"},
 	}
 	for _, tt := range tests {
 		err := CheckHostCompiler(version.MustParse(tt.cuda), tt.family, tt.major)
@@ -286,6 +350,62 @@ func TestCheckHostCompiler(t *testing.T) {
 			t.Errorf("CheckHostCompiler(%s, %s, %d): %v", tt.cuda, tt.family, tt.major, err)
 		case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
 			t.Errorf("CheckHostCompiler(%s, %s, %d) error = %v, want %q", tt.cuda, tt.family, tt.major, err, tt.wantErr)
+		}
+	}
+}
+
+func TestExtrapolation(t *testing.T) {
+	hc := "CUDA %s is newer than cudapkgs' host-compiler table (newest: 13.5); using 13.5's ranges"
+	caps := "CUDA %s is newer than cudapkgs' GPU capability table (newest: 13.5); using 13.5's capabilities"
+	tests := []struct {
+		cuda string
+		want []string
+	}{
+		{"12.7", nil}, // a gap, not past the table
+		{"13.0", nil},
+		{"13.5", nil},
+		{"13.5.99", nil},
+		{"13.6", []string{fmt.Sprintf(hc, "13.6"), fmt.Sprintf(caps, "13.6")}},
+		{"14.0", []string{fmt.Sprintf(hc, "14.0"), fmt.Sprintf(caps, "14.0")}},
+	}
+	for _, tt := range tests {
+		if got := Warnings(version.MustParse(tt.cuda)); !slices.Equal(got, tt.want) {
+			t.Errorf("Warnings(%s) = %q, want %q", tt.cuda, got, tt.want)
+		}
+	}
+	if got := Warnings(version.Version{}); got != nil {
+		t.Errorf("Warnings(zero) = %q, want none", got)
+	}
+	if e := (Extrapolation{}); e.Extrapolated() || e.Warning() != "" || e.String() != "" {
+		t.Errorf("zero Extrapolation = %+v, %q", e, e.Warning())
+	}
+	for _, tbl := range []Table{TableHostCompilers, TableCapabilities} {
+		if got := tbl.Newest().String(); got != "13.5" {
+			t.Errorf("%s table newest = %q, want 13.5", tbl, got)
+		}
+	}
+	if got := Table("other").Newest(); !got.IsZero() {
+		t.Errorf("unknown table newest = %q, want zero", got)
+	}
+
+	// Past the capability table, the rows are used as they are: open-ended
+	// capabilities stay supported and defaults, closed ones stay refused.
+	v14 := version.MustParse("14.0")
+	ext := CapabilitiesExtrapolation(v14)
+	if !ext.Extrapolated() || ext.Table != TableCapabilities || ext.Newest.String() != "13.5" || ext.CUDA != v14 {
+		t.Errorf("CapabilitiesExtrapolation(14.0) = %+v", ext)
+	}
+	for _, name := range []string{"7.5", "10.7f", "11.0", "12.1a"} {
+		if _, err := Check(name, v14); err != nil {
+			t.Errorf("Check(%s, 14.0): %v", name, err)
+		}
+	}
+	if _, err := Check("5.2", v14); err == nil {
+		t.Error("Check(5.2, 14.0) accepted a capability CUDA 13.0 removed")
+	}
+	for _, jetson := range []bool{false, true} {
+		if got, want := names(Defaults(v14, jetson)), names(Defaults(version.MustParse("13.5"), jetson)); !slices.Equal(got, want) {
+			t.Errorf("Defaults(14.0, jetson=%v) = %v, want 13.5's %v", jetson, got, want)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 // HostCompilers is the range of host compiler major versions, inclusive, that
 // nvcc from one CUDA major.minor release accepts.
 type HostCompilers struct {
-	CUDA               version.Version // major.minor
+	CUDA               version.Version // the row's major.minor
 	GCCMin, GCCMax     int
 	ClangMin, ClangMax int
 }
@@ -28,24 +28,41 @@ func (h HostCompilers) Range(family string) (lo, hi int, err error) {
 }
 
 // HostCompilersFor returns the host compilers nvcc from CUDA version cuda
-// accepts, looked up by major.minor.
+// accepts, looked up by major.minor. A version newer than the table gets the
+// newest row (whose CUDA field says which), without an error: callers that
+// show warnings use LookupHostCompilers or Warnings. Versions before the
+// table, or missing from it (12.7), are an error.
 func HostCompilersFor(cuda version.Version) (HostCompilers, error) {
+	h, _, err := LookupHostCompilers(cuda)
+	return h, err
+}
+
+// LookupHostCompilers is HostCompilersFor that also says when the row is the
+// newest row standing in for a CUDA version past the table; ext.Warning() is
+// then the message to show.
+func LookupHostCompilers(cuda version.Version) (h HostCompilers, ext Extrapolation, err error) {
 	if cuda.IsZero() {
-		return HostCompilers{}, fmt.Errorf("looking up nvcc host compilers: no CUDA version given")
+		return HostCompilers{}, Extrapolation{}, fmt.Errorf("looking up nvcc host compilers: no CUDA version given")
 	}
 	mm := cuda.MajorMinor()
-	for _, h := range hostCompilerTable {
-		if h.CUDA.Equal(mm) {
-			return h, nil
+	for _, row := range hostCompilerTable {
+		if row.CUDA.Equal(mm) {
+			return row, Extrapolation{}, nil
 		}
 	}
-	return HostCompilers{}, fmt.Errorf("no nvcc host compiler data for CUDA %s: known CUDA versions are %s", cuda, knownHostCompilerRanges())
+	if ext := HostCompilersExtrapolation(cuda); ext.Extrapolated() {
+		return hostCompilerTable[len(hostCompilerTable)-1], ext, nil
+	}
+	return HostCompilers{}, Extrapolation{}, fmt.Errorf("no nvcc host compiler data for CUDA %s: known CUDA versions are %s (later ones use %s's ranges)",
+		cuda, knownHostCompilerRanges(), TableHostCompilers.Newest())
 }
 
 // CheckHostCompiler reports whether nvcc from CUDA version cuda accepts
-// host compiler family ("gcc" or "clang") at the given major version.
+// host compiler family ("gcc" or "clang") at the given major version. For a
+// CUDA version past the table it checks against the newest row and, on
+// refusal, says the range was assumed from it.
 func CheckHostCompiler(cuda version.Version, family string, major int) error {
-	h, err := HostCompilersFor(cuda)
+	h, ext, err := LookupHostCompilers(cuda)
 	if err != nil {
 		return fmt.Errorf("checking %s %d: %w", family, major, err)
 	}
@@ -54,7 +71,11 @@ func CheckHostCompiler(cuda version.Version, family string, major int) error {
 		return err
 	}
 	if major < lo || major > hi {
-		return fmt.Errorf("%s %d is not supported by nvcc from CUDA %s: supported %s %d to %d", family, major, cuda, family, lo, hi)
+		assumed := ""
+		if ext.Extrapolated() {
+			assumed = fmt.Sprintf(" (assumed from CUDA %s, the newest in cudapkgs' %s table)", ext.Newest, ext.Table)
+		}
+		return fmt.Errorf("%s %d is not supported by nvcc from CUDA %s: supported %s %d to %d%s", family, major, cuda, family, lo, hi, assumed)
 	}
 	return nil
 }

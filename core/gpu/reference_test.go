@@ -36,12 +36,20 @@ var capabilityDifferences = []difference{
 	{"10.1a", "minCuda", "12.8", "12.7", "there was no CUDA 12.7; sm_101a first shipped in 12.8"},
 	{"5.3", "present", "yes", "no", "Jetson TX1/Nano is in NVIDIA's capability table; JetPack 4 gives it CUDA 10.0-10.2, so Lookup/Check can explain instead of calling it unknown"},
 	{"6.2", "present", "yes", "no", "Jetson TX2, as for 5.3"},
+	{"10.7", "present", "yes", "no", "Rubin arrived in CUDA 13.4; gpus.json `current` (nixpkgs 55d5788b) predates it"},
+	{"10.7a", "present", "yes", "no", "as for 10.7"},
+	{"10.7f", "present", "yes", "no", "as for 10.7"},
 }
 
 // hostCompilerDifferences is the same for nvcc-compat.json `current`.
 var hostCompilerDifferences = []difference{
 	{"11.4", "gcc.max", "11", "10", "NVIDIA added GCC 11 in CUDA 11.4; nixpkgs holds 10 until 11.6 to dodge a glibc/GCC 11 build failure"},
 	{"11.5", "gcc.max", "11", "10", "as for 11.4"},
+	{"13.1", "present", "yes", "no", "nvcc-compat.json `current` (nixpkgs c3885292) ends at CUDA 13.0; our rows come from nvcc's own host_config.h (testdata/nvcc.json)"},
+	{"13.2", "present", "yes", "no", "as for 13.1"},
+	{"13.3", "present", "yes", "no", "as for 13.1"},
+	{"13.4", "present", "yes", "no", "as for 13.1"},
+	{"13.5", "present", "yes", "no", "as for 13.1"},
 }
 
 func TestCapabilitiesMatchNixpkgs(t *testing.T) {
@@ -138,28 +146,55 @@ func TestHostCompilersMatchNixpkgs(t *testing.T) {
 
 // TestDefaultsMatchNixpkgsRule recomputes defaults from gpus.json with
 // nixpkgs' isDefault_current rule (and, for Jetson, our documented rule) for
-// every real CUDA release the project targets. None of the listed
-// differences falls inside 11.4..13.0, so the sets must be identical.
+// every real CUDA release the project targets. Rows that gpus.json lacks
+// (listed above as present only in ours) join it with our data, so the rule
+// is checked on them too; no other listed difference falls inside
+// 11.4..13.5, so the sets must be identical.
 func TestDefaultsMatchNixpkgsRule(t *testing.T) {
+	type refRow struct {
+		Name     string  `json:"cudaCapability"`
+		Jetson   bool    `json:"isJetson"`
+		ArchSpec bool    `json:"isArchitectureSpecific"`
+		FamSpec  bool    `json:"isFamilySpecific"`
+		Min      string  `json:"minCudaMajorMinorVersion"`
+		Max      *string `json:"maxCudaMajorMinorVersion"`
+		DDA      *string `json:"dontDefaultAfterCudaMajorMinorVersion"`
+	}
 	var doc struct {
 		Current struct {
-			Capabilities []struct {
-				Name     string  `json:"cudaCapability"`
-				Jetson   bool    `json:"isJetson"`
-				ArchSpec bool    `json:"isArchitectureSpecific"`
-				FamSpec  bool    `json:"isFamilySpecific"`
-				Min      string  `json:"minCudaMajorMinorVersion"`
-				Max      *string `json:"maxCudaMajorMinorVersion"`
-				DDA      *string `json:"dontDefaultAfterCudaMajorMinorVersion"`
-			} `json:"capabilities"`
+			Capabilities []refRow `json:"capabilities"`
 		} `json:"current"`
 	}
 	readJSON(t, "gpus.json", &doc)
+	rows := make(map[string]refRow)
+	for _, r := range doc.Current.Capabilities {
+		rows[r.Name] = r
+	}
+	for _, d := range capabilityDifferences {
+		if d.field != "present" || d.ours != "yes" {
+			continue
+		}
+		c, err := Lookup(d.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[c.Name] = refRow{
+			Name: c.Name, Jetson: c.Jetson, ArchSpec: c.ArchitectureSpecific(), FamSpec: c.FamilySpecific(),
+			Min: c.MinCUDA.String(), Max: optional(c.MaxCUDA), DDA: optional(c.DontDefaultAfter),
+		}
+	}
 	for _, cudaText := range cudaReleases {
 		cuda := version.MustParse(cudaText)
 		for _, jetson := range []bool{false, true} {
+			// In our table's order, which Defaults keeps; a row of ours that
+			// the reference lacks and no difference lists already failed
+			// TestCapabilitiesMatchNixpkgs.
 			var want []string
-			for _, r := range doc.Current.Capabilities {
+			for _, c := range capabilityTable {
+				r, ok := rows[c.Name]
+				if !ok {
+					continue
+				}
 				supported := !cuda.Less(version.MustParse(r.Min)) &&
 					(r.Max == nil || !version.MustParse(*r.Max).Less(cuda))
 				notPast := r.DDA == nil || !version.MustParse(*r.DDA).Less(cuda)
@@ -179,7 +214,16 @@ func TestDefaultsMatchNixpkgsRule(t *testing.T) {
 var cudaReleases = []string{
 	"11.4", "11.5", "11.6", "11.7", "11.8",
 	"12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9",
-	"13.0",
+	"13.0", "13.1", "13.2", "13.3", "13.4", "13.5",
+}
+
+// optional is the reference's spelling of an optional version: nil for none.
+func optional(v version.Version) *string {
+	if v.IsZero() {
+		return nil
+	}
+	s := v.String()
+	return &s
 }
 
 func compareTables(ours, theirs map[string]map[string]string) []difference {

@@ -2,6 +2,12 @@ package gpu
 
 import "github.com/cudapkgs/cudapkgs/core/version"
 
+// capabilityTableNewest is the newest CUDA release the capability table was
+// checked against: the target lists of nvcc 13.0 to 13.5 (testdata/nvcc.json)
+// match the rows. For a later CUDA version the rows are used as they are;
+// see CapabilitiesExtrapolation.
+var capabilityTableNewest = version.MustParse("13.5")
+
 // capabilityTable is the whole table in Capabilities' order. It is built once
 // and never modified; Capabilities hands out copies.
 //
@@ -57,6 +63,15 @@ var capabilityTable = [...]Capability{
 	row(10, 3, "", "Blackwell", false, "12.9", "", ""),
 	row(10, 3, "a", "Blackwell", false, "12.9", "", ""),
 	row(10, 3, "f", "Blackwell", false, "12.9", "", ""),
+	// Rubin: CUDA 13.4 (GA 13.4.1, nvcc 13.4.59) "adds preview support for the
+	// NVIDIA Rubin architecture"; its nvcc is the first to accept sm_107,
+	// sm_107a and sm_107f, and names the profile "Rubin". Not Jetson: Rubin is
+	// NVIDIA's data-center architecture and no Jetson module with it is
+	// documented. A default like every plain non-Jetson target (nixpkgs'
+	// rule), although NVIDIA calls the support a preview.
+	row(10, 7, "", "Rubin", false, "13.4", "", ""),
+	row(10, 7, "a", "Rubin", false, "13.4", "", ""),
+	row(10, 7, "f", "Rubin", false, "13.4", "", ""),
 	// Jetson Thor from CUDA 13.0 (formerly 10.1).
 	row(11, 0, "", "Blackwell", true, "13.0", "", ""),
 	row(11, 0, "a", "Blackwell", true, "13.0", "", ""),
@@ -122,6 +137,21 @@ var hostCompilerTable = [...]HostCompilers{
 	hc("12.8", 6, 14, 7, 19),
 	hc("12.9", 6, 14, 7, 19),
 	hc("13.0", 6, 15, 7, 20),
+	// 13.1 to 13.5: the maxima are what each release's nvcc accepts, read
+	// from its crt/host_config.h (NVIDIA's nvidia-cuda-crt wheels, every patch
+	// release of each minor on PyPI; testdata/nvcc.json). The same reading
+	// of 13.0's header gives GCC 15 and Clang 20, the 13.0 row above, which
+	// the Installation Guide states. Clang 21 arrived in 13.1, GCC 16 and
+	// Clang 22 in 13.4.
+	//
+	// Minima inferred: same as 13.0 (GCC 6, Clang 7), because the header
+	// checks no GCC minimum and only Clang > 3.2, and the Installation
+	// Guide's table for these releases could not be read to confirm a raise.
+	hc("13.1", 6, 15, 7, 21),
+	hc("13.2", 6, 15, 7, 21),
+	hc("13.3", 6, 15, 7, 21),
+	hc("13.4", 6, 16, 7, 22),
+	hc("13.5", 6, 16, 7, 22),
 }
 
 func hc(cuda string, gccMin, gccMax, clangMin, clangMax int) HostCompilers {
