@@ -13,6 +13,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
@@ -119,10 +120,11 @@ type evaluated struct {
 	products      []pkgset.Product
 	pluginTimeout time.Duration
 	interp        *starlark.Interp
-	file          *starlark.File // nil without a configuration file
-	unfixed       []string       // the configuration's own products: no plugin needed
-	warnings      *warning.List  // printed once each as they are added
-	runWarnings   []string       // those not of one set (a.sets fills it)
+	file          *starlark.File  // nil without a configuration file
+	unfixed       []string        // the configuration's own products: no plugin needed
+	warnings      *warning.List   // printed once each as they are added
+	runWarnings   []string        // those not of one set (a.sets fills it)
+	ofOneSet      map[string]bool // warnings about one CUDA version's set
 	strict        bool
 }
 
@@ -145,7 +147,7 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 	if err != nil {
 		return nil, err
 	}
-	e := &evaluated{warnings: &warning.List{}, strict: f.strict}
+	e := &evaluated{warnings: &warning.List{}, strict: f.strict, ofOneSet: map[string]bool{}}
 	for _, w := range coll.Warnings() {
 		a.warn(e, w.String())
 	}
@@ -180,6 +182,13 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 		}
 		return nil, usageError{err}
 	}
+	// Facts past cudapkgs' tables: the newest entry serves, and says so.
+	for _, v := range cfg.CUDA() {
+		for _, w := range gpu.Warnings(v) {
+			a.warn(e, w)
+			e.ofOneSet[w] = true
+		}
+	}
 	if f.pluginTimeout <= 0 {
 		return nil, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
 	}
@@ -206,10 +215,18 @@ func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
 			return nil, starlarkError{err}
 		}
 	}
-	e.runWarnings = e.warnings.All()
 	for _, s := range sets {
+		// A set's own warnings name its CUDA version themselves.
+		s.Warnings = append(gpu.Warnings(s.CUDA), s.Warnings...)
 		for _, w := range s.Warnings {
-			a.warn(e, fmt.Sprintf("CUDA %s: %s", s.CUDA, w))
+			a.warn(e, w)
+			e.ofOneSet[w] = true
+		}
+	}
+	e.runWarnings = nil
+	for _, w := range e.warnings.All() {
+		if !e.ofOneSet[w] {
+			e.runWarnings = append(e.runWarnings, w)
 		}
 	}
 	if err := e.warnings.Check(e.strict); err != nil {

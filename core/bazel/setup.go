@@ -109,6 +109,19 @@ func (g *generator) generatedData(cfg *config.Config) {
 	}
 	assign("HOST_COMPILERS", buildfile.Dict(hcKeys, hcVals))
 
+	// What the generation tolerated, per CUDA version (facts extrapolated
+	// past cudapkgs' tables, packages served from the conventional layout):
+	// kept in the hub so that whoever reads the committed files sees it.
+	var wKeys []string
+	var wVals []build.Expr
+	for _, s := range g.sets {
+		if len(s.Warnings) > 0 {
+			wKeys = append(wKeys, s.CUDA.String())
+			wVals = append(wVals, buildfile.StrList(s.Warnings))
+		}
+	}
+	assign("WARNINGS", buildfile.Dict(wKeys, wVals))
+
 	pinnable := g.pinnable
 	var pKeys []string
 	var pVals []build.Expr

@@ -108,6 +108,7 @@ HOST_COMPILERS = {
         "gcc": [6, 13],
     },
 }
+WARNINGS = {}
 PINNABLE = {
     "cudnn": {
         "packages": ["cudnn"],

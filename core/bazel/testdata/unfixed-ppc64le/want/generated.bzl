@@ -100,6 +100,7 @@ HOST_COMPILERS = {
         "gcc": [6, 13],
     },
 }
+WARNINGS = {}
 PINNABLE = {}
 ARCHIVES = {
     "cuda_mylib_1_2_3_linux_ppc64le": {
