@@ -124,6 +124,16 @@ type jsonPackage struct {
 	Platforms   map[string]jsonArchive           `json:"platforms"`
 	Files       map[string]map[string][]jsonFile `json:"files"`
 	Unavailable map[string][]string              `json:"unavailable"`
+	// ServedBy maps a platform to the older release that serves this
+	// default name there, because the newer one cannot be used.
+	ServedBy map[string]jsonServed `json:"served_by,omitempty"`
+}
+
+type jsonServed struct {
+	Name    string   `json:"name"`
+	Release string   `json:"release"`
+	Version string   `json:"version"`
+	Passed  []string `json:"passed_over_because"`
 }
 
 type jsonDep struct {
@@ -180,6 +190,12 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 			}
 			if !p.Release.IsZero() {
 				jp.Release, jp.Version = p.Release.String(), p.Version.String()
+			}
+			for plat, sv := range p.Served {
+				if jp.ServedBy == nil {
+					jp.ServedBy = map[string]jsonServed{}
+				}
+				jp.ServedBy[plat] = jsonServed{Name: sv.Name, Release: sv.Release.String(), Version: sv.Version.String(), Passed: sv.Passed}
 			}
 			for name, a := range p.Platforms {
 				jp.Platforms[name] = jsonArchive{NVIDIAKey: a.Key, Variant: a.Variant, URL: a.URLs[len(a.URLs)-1], URLs: a.URLs,
@@ -242,7 +258,11 @@ func writeText(w io.Writer, sets []*pkgset.Set) error {
 					if variant == "" {
 						variant = "-"
 					}
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, ver, n, variant, a.SHA256[:12], a.URLs[len(a.URLs)-1])
+					v := ver
+					if sv, ok := p.Served[n]; ok {
+						v = sv.Version.String() + " (" + sv.Name + ")"
+					}
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, v, n, variant, a.SHA256[:12], a.URLs[len(a.URLs)-1])
 				case has:
 					fmt.Fprintf(tw, "  %s\t%s\t%s\t-\tunusable\t%s\n", p.Name, ver, n, strings.Join(reasons, "; "))
 				default:

@@ -178,7 +178,13 @@ func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Pl
 		}
 		return Use{Reasons: reasons}, nil
 	}
-	r, err := c.archive(pkg, a)
+	ver := pkg.Version
+	if sv, ok := pkg.Served[t.Name()]; ok {
+		// An older release serves the default name here: its archive is
+		// named and versioned as that release's.
+		ver = sv.Version
+	}
+	r, err := c.archive(pkg, a, ver)
 	if err != nil {
 		return Use{}, err
 	}
@@ -201,7 +207,7 @@ func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Pl
 }
 
 // archive is the Archive for a, new or (same sha256) the one seen before.
-func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive) (*Archive, error) {
+func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive, ver version.Version) (*Archive, error) {
 	if a.SHA256 == "" {
 		return nil, fmt.Errorf("archive %s has no sha256", a.RelativePath)
 	}
@@ -214,12 +220,12 @@ func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive) (*Archive, er
 		}
 		return r, nil
 	}
-	name := name(c.prefix, pkg, a)
+	name := name(c.prefix, pkg.Manifest, ver, a)
 	if other, ok := c.byName[name]; ok {
 		return nil, fmt.Errorf("two different archives would both be named %s: %s (sha256 %s) and %s (sha256 %s)",
 			name, other.Archive.RelativePath, other.Archive.SHA256, a.RelativePath, a.SHA256)
 	}
-	r := &Archive{Name: name, Manifest: pkg.Manifest, Version: pkg.Version, Archive: a, Files: map[pkgset.File]bool{},
+	r := &Archive{Name: name, Manifest: pkg.Manifest, Version: ver, Archive: a, Files: map[pkgset.File]bool{},
 		Deps: map[string]bool{}, Runtime: map[string]bool{}, CUDA: map[string]bool{}, Platforms: map[string]bool{}}
 	c.bySHA[a.SHA256] = r
 	c.byName[name] = r
@@ -228,14 +234,14 @@ func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive) (*Archive, er
 
 // name is [<prefix>_]<manifest name>_<version>_<manifest key>[_<variant>],
 // every part reduced to letters, digits and _.
-func name(prefix string, pkg *pkgset.Package, a pkgset.Archive) string {
+func name(prefix, manifest string, ver version.Version, a pkgset.Archive) string {
 	var parts []string
 	if prefix != "" {
 		parts = append(parts, prefix)
 	}
-	parts = append(parts, pkg.Manifest)
-	if !pkg.Version.IsZero() {
-		parts = append(parts, pkg.Version.String())
+	parts = append(parts, manifest)
+	if !ver.IsZero() {
+		parts = append(parts, ver.String())
 	}
 	parts = append(parts, a.Key)
 	if a.Variant != "" {

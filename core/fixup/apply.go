@@ -17,7 +17,9 @@ import (
 
 // Apply sends every package set, one batch per product, to the plugin that
 // fixes the product, in parallel, and folds the validated answers into the
-// sets. Any failure ends the whole stage with one error; the caller writes
+// sets; then each default name is served, per platform, by the newest
+// release found usable there (pkgset.ChooseDefaults). Any failure ends the
+// whole stage with one error; the caller writes
 // nothing then.
 func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set) error {
 	type job struct {
@@ -68,6 +70,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 		}
 	}
 	for _, s := range sets {
+		pkgset.ChooseDefaults(cfg, s)
 		rs.alias(s)
 		if err := checkCycles(s, func(pkg string) string { return plugins[s.CUDA.String()+"/"+pkg] }); err != nil {
 			return err

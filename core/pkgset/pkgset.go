@@ -57,6 +57,10 @@ type Package struct {
 	Files map[string][]File
 	Deps  []Dep
 	Role  string
+	// Served maps a target platform to the older release that serves this
+	// default name there (see ChooseDefaults); nil when the chosen release
+	// serves every platform it can.
+	Served map[string]Served
 	// Broken says the manifest entry itself could not be read (its
 	// Problems); such a package has no archive anywhere, and no plugin is
 	// asked about it.

@@ -1,0 +1,196 @@
+package pkgset
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/version"
+)
+
+// Served says that, on one platform, a default name is served by an older
+// release of its product (one of its versioned names), because the release
+// chosen before the plugins' verdicts cannot be used there.
+type Served struct {
+	Name    string          // the versioned name, libfoo_9_3
+	Release version.Version // its product release
+	Version version.Version // its package version
+	// Passed are the reasons the newer release was passed over.
+	Passed []string
+}
+
+// ChooseDefaults re-points, per target platform, every default name of a
+// product with versioned names at the newest release the plugins found
+// usable there, for the capabilities configured at generation. Build picks
+// a release before any plugin has judged it (newest compatible with the
+// CUDA version); the plugins then rule some out on some platforms (a
+// library release that dropped the configured capabilities, or has no
+// Jetson archives). Without this step the default name would stay unusable where an
+// older release serves.
+//
+// Where no release serves a platform, the reason says which rules each
+// release out. A pinned product is left as pinned: the user chose it.
+// It runs after the plugins' answers are folded in, before overrides.
+func ChooseDefaults(cfg *config.Config, s *Set) {
+	type group struct {
+		def      *Package
+		versions []*Package
+	}
+	groups := map[string]*group{}
+	for _, p := range s.Packages {
+		if p.Release.IsZero() {
+			continue
+		}
+		g := groups[p.Product+"\x00"+p.Manifest]
+		if g == nil {
+			g = &group{}
+			groups[p.Product+"\x00"+p.Manifest] = g
+		}
+		if p.Name == p.Manifest {
+			g.def = p
+		} else {
+			g.versions = append(g.versions, p)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[k]
+		if g.def == nil || len(g.versions) == 0 {
+			continue
+		}
+		if _, pinned := cfg.Pin(g.def.Product, s.CUDA); pinned {
+			continue
+		}
+		// Newest release first.
+		sort.SliceStable(g.versions, func(i, j int) bool { return g.versions[j].Release.Less(g.versions[i].Release) })
+		chooseFor(g.def, g.versions)
+	}
+}
+
+func usable(p *Package, plat string) bool {
+	_, ok := p.Platforms[plat]
+	return ok && len(p.Unavailable[plat]) == 0
+}
+
+// chooseFor re-points def on each platform where it is unusable at the
+// newest usable versioned name of the same package, newest first in vs.
+func chooseFor(def *Package, vs []*Package) {
+	plats := map[string]bool{}
+	for _, p := range append([]*Package{def}, vs...) {
+		for t := range p.Platforms {
+			plats[t] = true
+		}
+		for t := range p.Unavailable {
+			plats[t] = true
+		}
+	}
+	served := map[string]*Package{}
+	for _, t := range slices.Sorted(maps.Keys(plats)) {
+		if usable(def, t) {
+			continue
+		}
+		var by *Package
+		for _, v := range vs {
+			if v.Release.Less(def.Release) && usable(v, t) {
+				by = v
+				break
+			}
+		}
+		if by == nil {
+			explainNone(def, vs, t)
+			continue
+		}
+		if def.Served == nil {
+			def.Served = map[string]Served{}
+		}
+		def.Served[t] = Served{Name: by.Name, Release: by.Release, Version: by.Version, Passed: def.Unavailable[t]}
+		def.Platforms[t] = by.Platforms[t]
+		if def.Files == nil {
+			def.Files = map[string][]File{}
+		}
+		def.Files[t] = by.Files[t]
+		delete(def.Unavailable, t)
+		served[t] = by
+	}
+	if len(served) > 0 {
+		def.Deps = mergeDeps(def, served, slices.Sorted(maps.Keys(plats)))
+	}
+}
+
+// explainNone adds, where no release of the package serves t, why each
+// older release does not either.
+func explainNone(def *Package, vs []*Package, t string) {
+	var why []string
+	for _, v := range vs {
+		if !v.Release.Less(def.Release) {
+			continue
+		}
+		rs := v.Unavailable[t]
+		if len(rs) == 0 {
+			rs = []string{"no " + t + " archive"}
+		}
+		why = append(why, fmt.Sprintf("%s (%s %s): %s", v.Name, v.Manifest, v.Version, strings.Join(rs, "; ")))
+	}
+	if len(why) == 0 {
+		return
+	}
+	msg := "no older release serves " + t + " either: " + strings.Join(why, " | ")
+	if !slices.Contains(def.Unavailable[t], msg) {
+		def.Unavailable[t] = append(def.Unavailable[t], msg)
+	}
+}
+
+// mergeDeps keeps def's own edges on the platforms it still serves itself
+// and adds, limited to each re-pointed platform, the edges of the release
+// that serves it there.
+func mergeDeps(def *Package, served map[string]*Package, plats []string) []Dep {
+	var own []string
+	for _, t := range plats {
+		if served[t] == nil {
+			own = append(own, t)
+		}
+	}
+	type key struct {
+		name         string
+		runtime      bool
+		since, until string
+	}
+	merged := map[key]map[string]bool{}
+	var order []key
+	add := func(d Dep, on []string) {
+		if len(d.Platforms) > 0 {
+			on = slices.DeleteFunc(slices.Clone(on), func(t string) bool { return !slices.Contains(d.Platforms, t) })
+		}
+		if len(on) == 0 {
+			return
+		}
+		k := key{d.Name, d.Runtime, d.Since, d.Until}
+		if merged[k] == nil {
+			merged[k] = map[string]bool{}
+			order = append(order, k)
+		}
+		for _, t := range on {
+			merged[k][t] = true
+		}
+	}
+	for _, d := range def.Deps {
+		add(d, own)
+	}
+	for _, t := range slices.Sorted(maps.Keys(served)) {
+		for _, d := range served[t].Deps {
+			add(d, []string{t})
+		}
+	}
+	var out []Dep
+	for _, k := range order {
+		d := Dep{Name: k.name, Runtime: k.runtime, Since: k.since, Until: k.until}
+		if len(merged[k]) < len(plats) {
+			d.Platforms = slices.Sorted(maps.Keys(merged[k]))
+		}
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
