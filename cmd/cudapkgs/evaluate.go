@@ -216,6 +216,9 @@ func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
 		}
 	}
 	for _, s := range sets {
+		pkgset.GenericWhereEmpty(s, e.unfixed)
+	}
+	for _, s := range sets {
 		// A set's own warnings name its CUDA version themselves.
 		s.Warnings = append(gpu.Warnings(s.CUDA), s.Warnings...)
 		for _, w := range s.Warnings {

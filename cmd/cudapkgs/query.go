@@ -114,12 +114,15 @@ type jsonArchive struct {
 }
 
 type jsonPackage struct {
-	Product     string                           `json:"product"`
-	Manifest    string                           `json:"manifest_name"`
-	Release     string                           `json:"release,omitempty"`
-	Version     string                           `json:"version,omitempty"`
-	License     string                           `json:"license,omitempty"`
-	Role        string                           `json:"role"`
+	Product  string `json:"product"`
+	Manifest string `json:"manifest_name"`
+	Release  string `json:"release,omitempty"`
+	Version  string `json:"version,omitempty"`
+	License  string `json:"license,omitempty"`
+	Role     string `json:"role"`
+	// Generic: no plugin knows the package; it is served from the archive's
+	// conventional layout (include/, lib/, bin/).
+	Generic     bool                             `json:"generic,omitempty"`
 	Deps        []jsonDep                        `json:"deps"`
 	Platforms   map[string]jsonArchive           `json:"platforms"`
 	Files       map[string]map[string][]jsonFile `json:"files"`
@@ -176,7 +179,7 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 			js.Releases[p] = v.String()
 		}
 		for _, p := range s.Packages {
-			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Deps: []jsonDep{},
+			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Generic: p.Generic, Deps: []jsonDep{},
 				Platforms: map[string]jsonArchive{}, Files: map[string]map[string][]jsonFile{}, Unavailable: p.Unavailable}
 			for _, d := range p.Deps {
 				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})

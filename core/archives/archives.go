@@ -43,6 +43,9 @@ type Archive struct {
 	// CUDA and Platforms are the CUDA versions (Version.String) and target
 	// platforms (Platform.Name) the archive serves.
 	CUDA, Platforms map[string]bool
+	// Generic says no plugin knows the package: the emitters serve the
+	// archive's conventional layout (pkgset.MarkGeneric).
+	Generic bool
 }
 
 // SortedFiles is Files in SortFiles order.
@@ -190,6 +193,7 @@ func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Pl
 	}
 	r.CUDA[cuda.String()] = true
 	r.Platforms[t.Name()] = true
+	r.Generic = r.Generic || pkg.Generic
 	for _, f := range pkg.Files[t.Name()] {
 		r.Files[f] = true
 	}

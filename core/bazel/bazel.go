@@ -274,6 +274,18 @@ func (g *generator) repoBuild(r *archives.Archive) {
 		return out
 	}
 	top(r.Manifest, append(slices.Clone(shared), hubLabels(r.Deps)...))
+	if r.Generic {
+		// No plugin knows the package: its shared libraries are whatever
+		// the conventional lib/ holds once unpacked.
+		last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
+		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("srcs"), Op: "=",
+			RHS: buildfile.Call("glob", buildfile.Arg("include", buildfile.StrList(pkgset.GenericLibGlobs())), buildfile.Arg("allow_empty", buildfile.Ident("True")))})
+		last.Comments.Before = []build.Comment{{Token: "# Generic: no plugin knows " + r.Manifest + "; headers from include/, shared libraries from lib/, tools from bin/."}}
+		if len(bins) == 0 {
+			b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("bin")),
+				buildfile.Arg("srcs", buildfile.Call("glob", buildfile.Arg("include", buildfile.StrList([]string{pkgset.GenericBin + "/**"})), buildfile.Arg("allow_empty", buildfile.Ident("True"))))))
+		}
+	}
 	if len(r.Runtime) > 0 {
 		last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
 		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.Runtime), ForceMultiLine: len(r.Runtime) > 1}})

@@ -167,6 +167,12 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 			if !slices.Contains(b.Config.Targets, plat) {
 				return bad(p.Name, "answer for platform %q, which is not a target (%s)", plat, strings.Join(b.Config.Targets, ", "))
 			}
+			if pr.Generic && (len(pr.Files) > 0 || len(pr.Unusable) > 0) {
+				return bad(p.Name, "%s: generic (not known to the plugin) and also files or reasons: expected one of them", plat)
+			}
+			if pr.Generic && !hasArchive[plat] {
+				return bad(p.Name, "generic on %s, where it has no archive", plat)
+			}
 			if len(pr.Files) > 0 && !hasArchive[plat] {
 				return bad(p.Name, "files on %s, where it has no archive", plat)
 			}
@@ -290,6 +296,11 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 						p.Unavailable[plat] = append(p.Unavailable[plat], u)
 					}
 				}
+				continue
+			}
+			if res.Generic {
+				pkgset.MarkGeneric(s, p, plat)
+				all = append(all, sdk.File{Kind: sdk.Headers, Role: sdk.Target})
 				continue
 			}
 			for _, f := range res.Files {

@@ -61,6 +61,9 @@ type Package struct {
 	// default name there (see ChooseDefaults); nil when the chosen release
 	// serves every platform it can.
 	Served map[string]Served
+	// Generic says no plugin knows the package: it is served from the
+	// archive's conventional layout (see MarkGeneric).
+	Generic bool
 	// Broken says the manifest entry itself could not be read (its
 	// Problems); such a package has no archive anywhere, and no plugin is
 	// asked about it.

@@ -904,7 +904,11 @@ type PlatformResult struct {
 	// same_files_as names another platform of the same package whose files
 	// these are (files is then empty): most packages ship the same layout on
 	// every Linux platform, and the SDK sends it once.
-	SameFilesAs   string `protobuf:"bytes,3,opt,name=same_files_as,json=sameFilesAs,proto3" json:"same_files_as,omitempty"`
+	SameFilesAs string `protobuf:"bytes,3,opt,name=same_files_as,json=sameFilesAs,proto3" json:"same_files_as,omitempty"`
+	// generic: the plugin does not know the package (NVIDIA's next one); the
+	// host serves it from the archive's conventional layout (include/, lib/,
+	// bin/) and warns. files and unusable are then empty. Added compatibly.
+	Generic       bool `protobuf:"varint,4,opt,name=generic,proto3" json:"generic,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -958,6 +962,13 @@ func (x *PlatformResult) GetSameFilesAs() string {
 		return x.SameFilesAs
 	}
 	return ""
+}
+
+func (x *PlatformResult) GetGeneric() bool {
+	if x != nil {
+		return x.Generic
+	}
+	return false
 }
 
 type PackageResult struct {
@@ -1132,11 +1143,12 @@ const file_plugin_proto_rawDesc = "" +
 	"\aruntime\x18\x03 \x01(\bR\aruntime\x12\x14\n" +
 	"\x05since\x18\x04 \x01(\tR\x05since\x12\x14\n" +
 	"\x05until\x18\x05 \x01(\tR\x05until\x12\x1c\n" +
-	"\tplatforms\x18\x06 \x03(\tR\tplatforms\"\x80\x01\n" +
+	"\tplatforms\x18\x06 \x03(\tR\tplatforms\"\x9a\x01\n" +
 	"\x0ePlatformResult\x12.\n" +
 	"\x05files\x18\x01 \x03(\v2\x18.cudapkgs.plugin.v1.FileR\x05files\x12\x1a\n" +
 	"\bunusable\x18\x02 \x03(\tR\bunusable\x12\"\n" +
-	"\rsame_files_as\x18\x03 \x01(\tR\vsameFilesAs\"\x82\x02\n" +
+	"\rsame_files_as\x18\x03 \x01(\tR\vsameFilesAs\x12\x18\n" +
+	"\ageneric\x18\x04 \x01(\bR\ageneric\"\x82\x02\n" +
 	"\rPackageResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04deps\x18\x02 \x03(\v2\x17.cudapkgs.plugin.v1.DepR\x04deps\x12N\n" +

@@ -53,12 +53,8 @@ func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, e
 		return r, fmt.Errorf("release: %w", err)
 	}
 	if !known(p.Manifest) {
-		for _, a := range p.Archives {
-			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
-				"the cudnn plugin does not know package %s (new in cuDNN %s?): its files and dependencies are not described",
-				p.Manifest, p.Release)}}
-		}
-		return r, nil
+		// NVIDIA's next package: served from the conventional layout.
+		return sdk.Generic(p), nil
 	}
 	if _, ok := sublibs[rel.Major()]; !ok {
 		for _, a := range p.Archives {

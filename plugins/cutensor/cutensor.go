@@ -45,12 +45,8 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 		return r, fmt.Errorf("release: %w", err)
 	}
 	if !known(p.Manifest) {
-		for _, a := range p.Archives {
-			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
-				"the cutensor plugin does not know package %s (new in cuTENSOR %s?): its files and dependencies are not described",
-				p.Manifest, p.Release)}}
-		}
-		return r, nil
+		// NVIDIA's next package: served from the conventional layout.
+		return sdk.Generic(p), nil
 	}
 	if rel.Major() != 1 && rel.Major() != 2 {
 		for _, a := range p.Archives {

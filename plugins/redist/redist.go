@@ -93,8 +93,11 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 		var reasons []string
 		switch {
 		case !known:
-			if archives[t] {
-				reasons = append(reasons, unknownReason(p))
+			// NVIDIA's next package: served from the archive's
+			// conventional layout, marked generic, with the host's warning.
+			if archives[t] && t != windows {
+				out.Platforms[t] = sdk.PlatformResult{Generic: true}
+				continue
 			}
 		default:
 			for _, u := range spec.unusable {
@@ -217,12 +220,4 @@ func contains(list []string, s string) bool {
 // expand fills a reason's {pkg} and {version}.
 func expand(reason string, p sdk.Package) string {
 	return strings.NewReplacer("{pkg}", p.Manifest, "{version}", p.Version).Replace(reason)
-}
-
-// unknownReason is what a package gets that the tables do not know: it keeps
-// its place, unusable, rather than passing as a package with no files. The
-// tests check that no package of a known CUDA release ever gets here.
-func unknownReason(p sdk.Package) string {
-	return fmt.Sprintf("the redist plugin does not know %s %s (CUDA %s): its files and dependencies are unknown; "+
-		"a newer cudapkgs may know it", p.Manifest, p.Version, p.Release)
 }

@@ -78,7 +78,7 @@ func resultToPB(r *Result) *pb.FixupResponse {
 		var sent []string // platforms whose files went on the wire, in order
 		for _, name := range slices.Sorted(maps.Keys(p.Platforms)) {
 			pr := p.Platforms[name]
-			out := &pb.PlatformResult{Unusable: pr.Unusable}
+			out := &pb.PlatformResult{Unusable: pr.Unusable, Generic: pr.Generic}
 			for _, prev := range sent {
 				if len(pr.Files) > 0 && slices.Equal(p.Platforms[prev].Files, pr.Files) {
 					out.SameFilesAs = prev
@@ -114,7 +114,7 @@ func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 			files[name] = fs
 		}
 		for name, pr := range p.GetPlatforms() {
-			out := PlatformResult{Unusable: pr.GetUnusable(), Files: files[name]}
+			out := PlatformResult{Unusable: pr.GetUnusable(), Files: files[name], Generic: pr.GetGeneric()}
 			if same := pr.GetSameFilesAs(); same != "" {
 				src, ok := p.GetPlatforms()[same]
 				if !ok || src.GetSameFilesAs() != "" || len(pr.GetFiles()) > 0 {

@@ -164,6 +164,12 @@ type PlatformResult struct {
 	Files []File
 	// Unusable, when not empty, says why the package cannot be used there.
 	Unusable []string
+	// Generic says the plugin does not know the package (a package NVIDIA
+	// added after the plugin was written): the host serves it from the
+	// archive's conventional layout, headers from include/, shared libraries
+	// from lib/, tools from bin/, marks it generic and warns. Files and
+	// Unusable are empty then.
+	Generic bool
 }
 
 // PackageResult is the answer for one package.
@@ -217,4 +223,15 @@ func EachPackage(ctx context.Context, b *Batch, product string, fix func(Package
 		out.Packages = append(out.Packages, r)
 	}
 	return out, nil
+}
+
+// Generic is the answer for a package the plugin does not know: generic on
+// every platform the package has an archive for (the host serves it from the
+// conventional layout and warns), rather than unusable or empty.
+func Generic(p Package) PackageResult {
+	r := PackageResult{Name: p.Name, Platforms: map[string]PlatformResult{}}
+	for _, a := range p.Archives {
+		r.Platforms[a.Platform] = PlatformResult{Generic: true}
+	}
+	return r
 }

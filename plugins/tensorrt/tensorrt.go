@@ -51,17 +51,17 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 	if err != nil {
 		return r, fmt.Errorf("version: %w", err)
 	}
-	unusableAll := func(reason string) (sdk.PackageResult, error) {
-		for _, a := range p.Archives {
-			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{reason}}
-		}
-		return r, nil
-	}
 	switch {
 	case !known(p.Manifest):
-		return unusableAll(fmt.Sprintf("the tensorrt plugin does not know package %s (new in TensorRT %s?): its files and dependencies are not described", p.Manifest, p.Release))
+		// NVIDIA's next package: the conventional layout, with the
+		// host's warning.
+		return sdk.Generic(p), nil
 	case rel.Major() != 10 && rel.Major() != 11:
-		return unusableAll(fmt.Sprintf("the tensorrt plugin describes TensorRT 10 and 11, not TensorRT %s: its files and dependencies are not described", p.Release))
+		for _, a := range p.Archives {
+			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
+				"the tensorrt plugin describes TensorRT 10 and 11, not TensorRT %s: its files and dependencies are not described", p.Release)}}
+		}
+		return r, nil
 	}
 
 	// The cuDNN each platform's build loads, and whether the set has it.

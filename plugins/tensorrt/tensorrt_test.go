@@ -452,7 +452,10 @@ func TestUnknownAndBadInput(t *testing.T) {
 		{Name: "tensorrt_8_6", Manifest: "tensorrt", Release: "8.6.1", Version: "8.6.1.6", Archives: []sdk.Archive{{Platform: "linux-x86_64"}}},
 	}}
 	res := fixup(t, b)
-	for name, want := range map[string]string{"tensorrt_llm": "does not know package tensorrt_llm", "tensorrt_8_6": "not TensorRT 8.6.1"} {
+	if pr := res["tensorrt_llm"].Platforms["linux-x86_64"]; !pr.Generic || len(pr.Unusable) != 0 {
+		t.Errorf("tensorrt_llm: %+v, want generic", pr)
+	}
+	for name, want := range map[string]string{"tensorrt_8_6": "not TensorRT 8.6.1"} {
 		pr := res[name].Platforms["linux-x86_64"]
 		if len(pr.Unusable) != 1 || !strings.Contains(pr.Unusable[0], want) || len(pr.Files) > 0 || len(res[name].Deps) > 0 {
 			t.Errorf("%s: %+v, want only a reason with %q", name, res[name], want)

@@ -1,0 +1,56 @@
+package pkgset
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The conventional layout of a redist archive, which a package no plugin
+// knows is served from. Headers are declared as a folder; the emitters add
+// what cannot be named before the archive is unpacked: every shared library
+// matching GenericLibGlobs, and everything under GenericBin as tools.
+const (
+	GenericInclude = "include"
+	GenericBin     = "bin"
+)
+
+// GenericLibGlobs match the shared libraries of an archive's conventional
+// layout (versioned names included: libfoo.so.1.2).
+func GenericLibGlobs() []string { return []string{"lib/*.so", "lib/*.so.*", "lib64/*.so", "lib64/*.so.*"} }
+
+// MarkGeneric serves pkg on plat from the archive's conventional layout,
+// because no plugin knows it (a package NVIDIA added after the plugin was
+// written, or a user's product without overrides), and records a warning on
+// the set. It is never silently an empty library or "unusable".
+func MarkGeneric(s *Set, pkg *Package, plat string) {
+	pkg.Generic = true
+	if pkg.Files == nil {
+		pkg.Files = map[string][]File{}
+	}
+	pkg.Files[plat] = []File{{Path: GenericInclude, Kind: "headers", Role: "target"}}
+	if pkg.Role == "" {
+		pkg.Role = "target"
+	}
+	w := fmt.Sprintf("CUDA %s: %s %s (product %s) is known to no plugin: served from the archive's conventional layout "+
+		"(headers from %s/, shared libraries from lib/, tools from %s/); a newer cudapkgs may know it", s.CUDA, pkg.Manifest, pkg.Version, pkg.Product, GenericInclude, GenericBin)
+	if !slices.Contains(s.Warnings, w) {
+		s.Warnings = append(s.Warnings, w)
+	}
+}
+
+// GenericWhereEmpty marks generic every package of the given products (a
+// user's own, which no plugin fixes) that has an archive on a platform and
+// no files there once the overrides ran: without it, it would be an empty
+// library.
+func GenericWhereEmpty(s *Set, products []string) {
+	for _, p := range s.Packages {
+		if !slices.Contains(products, p.Product) {
+			continue
+		}
+		for plat := range p.Platforms {
+			if len(p.Unavailable[plat]) == 0 && len(p.Files[plat]) == 0 {
+				MarkGeneric(s, p, plat)
+			}
+		}
+	}
+}
