@@ -51,6 +51,17 @@ const (
 // first redist manifest).
 var npp = []string{"nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc", "npps"}
 
+// nvblas is lib/libnvblas.so.<cuBLAS major>, as data (see libcublas): a
+// data path is not computed from the version, and cuBLAS's major is the
+// CUDA release's.
+func nvblas() []file {
+	return []file{
+		data("lib/libnvblas.so.11", sdk.Target).through("11"),
+		data("lib/libnvblas.so.12", sdk.Target).from("12.0").through("12"),
+		data("lib/libnvblas.so.13", sdk.Target).from("13.0").through("13"),
+	}
+}
+
 func nppFiles() []file {
 	fs := []file{headers("include")}
 	for _, l := range npp {
@@ -258,8 +269,9 @@ var table = map[string]pkg{
 			solib("lib/libcupti", soCupti),
 			solib("lib/libnvperf_host", soNone),
 			solib("lib/libnvperf_target", soNone),
-			// Static CUPTI is shipped for x86_64 only.
+			// Static CUPTI is shipped for x86_64, and for sbsa from 12.6.
 			static("lib/libcupti_static.a").only(linuxX86),
+			static("lib/libcupti_static.a").only(linuxSBSA).from("12.6"),
 			static("lib/libnvperf_host_static.a").only(linuxX86),
 		},
 	},
@@ -294,16 +306,20 @@ var table = map[string]pkg{
 
 	"libcublas": {
 		about: "cuBLAS, cuBLASLt and NVBLAS",
-		files: []file{
+		files: append([]file{
 			headers("include"),
 			solib("lib/libcublas", soMajor),
 			solib("lib/libcublasLt", soMajor),
-			solib("lib/libnvblas", soMajor),
+			// NVBLAS intercepts the CPU BLAS calls (dgemm_...) of whatever
+			// it is linked into or preloaded in, so it must not be in
+			// cuBLAS's default link: it is data, an opt-in file for
+			// LD_PRELOAD or an explicit link. (The SDK has no way to say
+			// "a shared library outside the default link" yet.)
 			static("lib/libcublas_static.a"),
 			static("lib/libcublasLt_static.a"),
 			stub("lib/stubs/libcublas.so"),
 			stub("lib/stubs/libcublasLt.so"),
-		},
+		}, nvblas()...),
 		deps: []dep{
 			// cuBLAS 12.0 and 12.1 dlopen libnvrtc at initialisation (a bug
 			// fixed in 12.2; conda-forge's libcublas feedstock, issue 9).
