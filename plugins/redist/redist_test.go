@@ -407,7 +407,11 @@ func TestFiles(t *testing.T) {
 		{"13.0.0", "cuda_crt", linuxX86, []lib{{"include", ""}}, nil},
 		{"12.9.0", "cuda_cccl", linuxX86, []lib{{"include", ""}}, []string{"include/cccl"}},
 		{"13.0.0", "cuda_cccl", linuxX86, []lib{{"include/cccl", ""}}, []string{"include"}},
-		{"12.9.0", "cuda_nvtx", linuxX86, []lib{{"lib/libnvToolsExt.so.1", "libnvToolsExt.so.1"}}, nil},
+		{"12.8.1", "cuda_nvtx", linuxX86, []lib{{"lib/libnvToolsExt.so.1", "libnvToolsExt.so.1"}}, []string{"lib/libnvtx3interop.so.1"}},
+		// NVIDIA removed libnvToolsExt in 12.9 (pytorch/pytorch#152756).
+		{"12.9.0", "cuda_nvtx", linuxX86, []lib{{"lib/libnvtx3interop.so.1", "libnvtx3interop.so.1"}}, []string{"lib/libnvToolsExt.so.1"}},
+		{"12.4.1", "cuda_cupti", linuxX86, []lib{{"lib/libpcsamplingutil.so", "libpcsamplingutil.so"}, {"lib/libcheckpoint.so", "libcheckpoint.so"}}, nil},
+		{"12.9.0", "cuda_nvrtc", linuxX86, []lib{{"lib/libnvrtc.alt.so.12", ""}, {"lib/libnvrtc-builtins.alt.so.12.9", ""}}, []string{"lib/libnvrtc-builtins.alt.so.12.8"}},
 		{"13.0.0", "cuda_nvtx", linuxX86, []lib{{"lib/libnvtx3interop.so.1", "libnvtx3interop.so.1"}}, []string{"lib/libnvToolsExt.so.1"}},
 		{"12.2.2", "cuda_nvprof", linuxX86, []lib{{"bin/nvprof", ""}, {"lib/libcuinj64.so.12.2", "libcuinj64.so.12.2"}}, []string{"include"}},
 		{"11.6.2", "cuda_nvprof", linuxX86, []lib{{"include", ""}, {"lib/libaccinj64.so.11.6", "libaccinj64.so.11.6"}}, nil},

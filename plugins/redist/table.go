@@ -221,13 +221,14 @@ var table = map[string]pkg{
 		files: []file{headers("include"), solib("lib/libOpenCL", soFixed("1"))},
 	},
 	"cuda_nvtx": {
-		about: "NVTX: the header-only NVTX 3 and, through 12.x, the NVTX 2 library",
+		about: "NVTX: the header-only NVTX 3 and, through 12.8, the NVTX 2 library",
 		files: []file{
 			headers("include"),
-			solib("lib/libnvToolsExt", soFixed("1")).through("12"),
-			// 13.0 replaced libnvToolsExt with the NVTX 3 interop library
-			// (inferred: SONAME libnvtx3interop.so.1 as later releases have).
-			solib("lib/libnvtx3interop", soFixed("1")).from("13.0"),
+			// NVIDIA removed libnvToolsExt in 12.9 (pytorch/pytorch#152756)
+			// for the NVTX 3 interop library: nvidia-nvtx-cu12 12.9.19 has
+			// lib/libnvtx3interop.so.1 and no libnvToolsExt.
+			solib("lib/libnvToolsExt", soFixed("1")).through("12.8"),
+			solib("lib/libnvtx3interop", soFixed("1")).from("12.9"),
 		},
 	},
 	"cuda_nvrtc": {
@@ -238,6 +239,16 @@ var table = map[string]pkg{
 			// libnvrtc-builtins.so.<CUDA major.minor>: the package's
 			// major.minor is the CUDA release's.
 			solib("lib/libnvrtc-builtins", soMajorMinor),
+			// An alternative build of NVRTC and its builtins (same API),
+			// x86_64 only, in the wheels of 12.8.1, 12.9.0 and 13.0.0 and
+			// not of 13.3.0. Linking it beside libnvrtc would give two
+			// definitions of every NVRTC symbol, so it is data: a file to
+			// ask for instead of libnvrtc.
+			data("lib/libnvrtc.alt.so.12", sdk.Target).from("12.8").through("12").only(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.12.8", sdk.Target).from("12.8").through("12.8").only(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.12.9", sdk.Target).from("12.9").through("12.9").only(linuxX86),
+			data("lib/libnvrtc.alt.so.13", sdk.Target).from("13.0").through("13.0").only(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.13.0", sdk.Target).from("13.0").through("13.0").only(linuxX86),
 			static("lib/libnvrtc_static.a").from("11.5"),
 			static("lib/libnvrtc-builtins_static.a").from("11.5"),
 			stub("lib/stubs/libnvrtc.so").from("12.1"), // seen from 12.1; 12.0 not confirmed
@@ -269,6 +280,10 @@ var table = map[string]pkg{
 			solib("lib/libcupti", soCupti),
 			solib("lib/libnvperf_host", soNone),
 			solib("lib/libnvperf_target", soNone),
+			// The PC sampling utility and checkpoint APIs, in every CUPTI
+			// wheel from 12.0 (11.x not confirmed).
+			solib("lib/libpcsamplingutil", soNone).from("12.0"),
+			solib("lib/libcheckpoint", soNone).from("12.0"),
 			// Static CUPTI is shipped for x86_64, and for sbsa from 12.6.
 			static("lib/libcupti_static.a").only(linuxX86),
 			static("lib/libcupti_static.a").only(linuxSBSA).from("12.6"),
