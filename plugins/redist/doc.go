@@ -34,6 +34,10 @@
 //     (libcufile.so.0, libcufile_rdma.so.1, libnvvm.so.4, libOpenCL.so.1,
 //     libnvToolsExt.so.1, libcudla.so.1) and soNone for unversioned
 //     libraries (libnvperf_host.so).
+//   - libraries that must not be in a package's default link are data:
+//     libnvblas (it rebinds the CPU BLAS calls of whatever links it) and
+//     NVRTC's alternative build libnvrtc.alt (12.8 to 13.0, x86_64), which
+//     would clash with libnvrtc.
 //   - deps: edges (sdk.Dep) with Since/Until saying for which CUDA versions
 //     they hold; only those holding for the batch's version are returned.
 //   - unusable: reasons, possibly bounded by platform or version.
@@ -97,8 +101,8 @@
 // cuda_culibos (lib/libculibos.a). CCCL moved under include/cccl, which is
 // then cuda_cccl's include folder. cuda_nvcc 13.0 keeps the binaries (its
 // role becomes Exec); where link.stub (bin/crt) lives in 13.0 is not
-// confirmed, so it is not claimed. NVTX's libnvToolsExt.so.1 gave way to
-// libnvtx3interop.so.1.
+// confirmed, so it is not claimed. (NVTX's libnvToolsExt.so.1 gave way to
+// libnvtx3interop.so.1 already in 12.9.)
 //
 // 13.1 to 13.3 added cuda_tileiras (bin/tileiras, the Tile IR assembler),
 // libcuobjclient (cuObject, GPUDirect Storage for objects: libcuobjclient.so.1,
@@ -152,6 +156,15 @@
 //
 // Answers are given for the configured targets only. The host keeps its own
 // reasons (a platform without an archive); the plugin only adds.
+//
+// # Checked against NVIDIA's wheels
+//
+// wheels_test.go compares the tables with the file lists of NVIDIA's wheels
+// of the same component versions (plugins/internal/wheelfiles; the rules
+// and the allow-list are in docs/wheels.md): every shared library, header
+// folder and tool named must be in the wheel, and every shared library of a
+// wheel must be named. It found libnvToolsExt in 12.9 (gone),
+// libpcsamplingutil and libcheckpoint (CUPTI) and libnvrtc.alt.
 //
 // # Differences from nixpkgs' scans
 //

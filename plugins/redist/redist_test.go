@@ -402,6 +402,9 @@ func TestFiles(t *testing.T) {
 		{"12.4.1", "libnvjpeg", linuxX86, []lib{{"lib/libnvjpeg.so.12", "libnvjpeg.so.12"}}, nil},
 		{"11.8.0", "cuda_cupti", linuxX86, []lib{{"lib/libcupti.so.11.8", "libcupti.so.11.8"}, {"lib/libcupti_static.a", ""}}, nil},
 		{"12.4.1", "cuda_cupti", linuxSBSA, []lib{{"lib/libcupti.so.12", "libcupti.so.12"}, {"lib/libnvperf_host.so", "libnvperf_host.so"}}, []string{"lib/libcupti_static.a"}},
+		// Static CUPTI ships for sbsa from 12.6.
+		{"12.6.3", "cuda_cupti", linuxSBSA, []lib{{"lib/libcupti_static.a", ""}}, nil},
+		{"13.0.0", "cuda_cupti", linuxSBSA, []lib{{"lib/libcupti_static.a", ""}}, nil},
 		{"12.4.1", "cuda_nvcc", linuxX86, []lib{{"bin/nvcc", ""}, {"nvvm/bin/cicc", ""}, {"nvvm/libdevice", ""}, {"nvvm/lib64/libnvvm.so.4", "libnvvm.so.4"}, {"include", ""}}, nil},
 		{"13.0.0", "cuda_nvcc", linuxX86, []lib{{"bin/nvcc", ""}, {"bin/ptxas", ""}}, []string{"nvvm/bin/cicc", "include", "lib/libnvptxcompiler_static.a"}},
 		{"13.0.0", "libnvvm", linuxX86, []lib{{"nvvm/bin/cicc", ""}, {"nvvm/libdevice", ""}, {"nvvm/lib64/libnvvm.so.4", "libnvvm.so.4"}}, nil},
@@ -409,7 +412,11 @@ func TestFiles(t *testing.T) {
 		{"13.0.0", "cuda_crt", linuxX86, []lib{{"include", ""}}, nil},
 		{"12.9.0", "cuda_cccl", linuxX86, []lib{{"include", ""}}, []string{"include/cccl"}},
 		{"13.0.0", "cuda_cccl", linuxX86, []lib{{"include/cccl", ""}}, []string{"include"}},
-		{"12.9.0", "cuda_nvtx", linuxX86, []lib{{"lib/libnvToolsExt.so.1", "libnvToolsExt.so.1"}}, nil},
+		{"12.8.1", "cuda_nvtx", linuxX86, []lib{{"lib/libnvToolsExt.so.1", "libnvToolsExt.so.1"}}, []string{"lib/libnvtx3interop.so.1"}},
+		// NVIDIA removed libnvToolsExt in 12.9 (pytorch/pytorch#152756).
+		{"12.9.0", "cuda_nvtx", linuxX86, []lib{{"lib/libnvtx3interop.so.1", "libnvtx3interop.so.1"}}, []string{"lib/libnvToolsExt.so.1"}},
+		{"12.4.1", "cuda_cupti", linuxX86, []lib{{"lib/libpcsamplingutil.so", "libpcsamplingutil.so"}, {"lib/libcheckpoint.so", "libcheckpoint.so"}}, nil},
+		{"12.9.0", "cuda_nvrtc", linuxX86, []lib{{"lib/libnvrtc.alt.so.12", ""}, {"lib/libnvrtc-builtins.alt.so.12.9", ""}}, []string{"lib/libnvrtc-builtins.alt.so.12.8"}},
 		{"13.0.0", "cuda_nvtx", linuxX86, []lib{{"lib/libnvtx3interop.so.1", "libnvtx3interop.so.1"}}, []string{"lib/libnvToolsExt.so.1"}},
 		{"12.2.2", "cuda_nvprof", linuxX86, []lib{{"bin/nvprof", ""}, {"lib/libcuinj64.so.12.2", "libcuinj64.so.12.2"}}, []string{"include"}},
 		{"11.6.2", "cuda_nvprof", linuxX86, []lib{{"include", ""}, {"lib/libaccinj64.so.11.6", "libaccinj64.so.11.6"}}, nil},
@@ -507,6 +514,25 @@ func TestUnusable(t *testing.T) {
 // TestJetsonOnly: what only a Jetson (or DRIVE) SoC can use is unusable
 // elsewhere, also where CUDA 13's linux-sbsa archive serves both; from 13.1
 // cuda_compat is the data-center driver's and the other way round.
+// TestNVBLASNotLinked: NVBLAS rebinds the CPU BLAS symbols of whatever links
+// it, so cuBLAS's default link (its shared libraries) must not hold it; it
+// is there as data, for who asks for it.
+func TestNVBLASNotLinked(t *testing.T) {
+	for _, tc := range []struct{ cuda, nvblas string }{
+		{"11.8.0", "lib/libnvblas.so.11"}, {"12.4.1", "lib/libnvblas.so.12"}, {"13.0.0", "lib/libnvblas.so.13"},
+	} {
+		fs := fixedFiles(t, tc.cuda, "libcublas", linuxX86)
+		for _, f := range fs {
+			if f.Kind == sdk.SharedLib && strings.Contains(f.Path, "nvblas") {
+				t.Errorf("CUDA %s libcublas links %s", tc.cuda, f.Path)
+			}
+		}
+		if f, ok := has(fs, tc.nvblas); !ok || f.Kind != sdk.Data || f.Role != sdk.Target {
+			t.Errorf("CUDA %s libcublas: %s is %+v (listed %v), want target data", tc.cuda, tc.nvblas, f, ok)
+		}
+	}
+}
+
 func TestJetsonOnly(t *testing.T) {
 	for _, tc := range []struct {
 		cuda, pkg string

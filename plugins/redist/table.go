@@ -51,6 +51,17 @@ const (
 // first redist manifest).
 var npp = []string{"nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc", "npps"}
 
+// nvblas is lib/libnvblas.so.<cuBLAS major>, as data (see libcublas): a
+// data path is not computed from the version, and cuBLAS's major is the
+// CUDA release's.
+func nvblas() []file {
+	return []file{
+		data("lib/libnvblas.so.11", sdk.Target).through("11"),
+		data("lib/libnvblas.so.12", sdk.Target).from("12.0").through("12"),
+		data("lib/libnvblas.so.13", sdk.Target).from("13.0").through("13"),
+	}
+}
+
 func nppFiles() []file {
 	fs := []file{headers("include")}
 	for _, l := range npp {
@@ -209,13 +220,14 @@ var table = map[string]pkg{
 		files: []file{headers("include"), solib("lib/libOpenCL", soFixed("1"))},
 	},
 	"cuda_nvtx": {
-		about: "NVTX: the header-only NVTX 3 and, through 12.x, the NVTX 2 library",
+		about: "NVTX: the header-only NVTX 3 and, through 12.8, the NVTX 2 library",
 		files: []file{
 			headers("include"),
-			solib("lib/libnvToolsExt", soFixed("1")).through("12"),
-			// 13.0 replaced libnvToolsExt with the NVTX 3 interop library
-			// (inferred: SONAME libnvtx3interop.so.1 as later releases have).
-			solib("lib/libnvtx3interop", soFixed("1")).from("13.0"),
+			// NVIDIA removed libnvToolsExt in 12.9 (pytorch/pytorch#152756)
+			// for the NVTX 3 interop library: nvidia-nvtx-cu12 12.9.19 has
+			// lib/libnvtx3interop.so.1 and no libnvToolsExt.
+			solib("lib/libnvToolsExt", soFixed("1")).through("12.8"),
+			solib("lib/libnvtx3interop", soFixed("1")).from("12.9"),
 		},
 	},
 	"cuda_nvrtc": {
@@ -226,6 +238,16 @@ var table = map[string]pkg{
 			// libnvrtc-builtins.so.<CUDA major.minor>: the package's
 			// major.minor is the CUDA release's.
 			solib("lib/libnvrtc-builtins", soMajorMinor),
+			// An alternative build of NVRTC and its builtins (same API),
+			// x86_64 only, in the wheels of 12.8.1, 12.9.0 and 13.0.0 and
+			// not of 13.3.0. Linking it beside libnvrtc would give two
+			// definitions of every NVRTC symbol, so it is data: a file to
+			// ask for instead of libnvrtc.
+			data("lib/libnvrtc.alt.so.12", sdk.Target).from("12.8").through("12").only(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.12.8", sdk.Target).from("12.8").through("12.8").only(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.12.9", sdk.Target).from("12.9").through("12.9").only(linuxX86),
+			data("lib/libnvrtc.alt.so.13", sdk.Target).from("13.0").through("13.0").only(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.13.0", sdk.Target).from("13.0").through("13.0").only(linuxX86),
 			static("lib/libnvrtc_static.a").from("11.5"),
 			static("lib/libnvrtc-builtins_static.a").from("11.5"),
 			stub("lib/stubs/libnvrtc.so").from("12.1"), // seen from 12.1; 12.0 not confirmed
@@ -257,8 +279,13 @@ var table = map[string]pkg{
 			solib("lib/libcupti", soCupti),
 			solib("lib/libnvperf_host", soNone),
 			solib("lib/libnvperf_target", soNone),
-			// Static CUPTI is shipped for x86_64 only.
+			// The PC sampling utility and checkpoint APIs, in every CUPTI
+			// wheel from 12.0 (11.x not confirmed).
+			solib("lib/libpcsamplingutil", soNone).from("12.0"),
+			solib("lib/libcheckpoint", soNone).from("12.0"),
+			// Static CUPTI is shipped for x86_64, and for sbsa from 12.6.
 			static("lib/libcupti_static.a").only(linuxX86),
+			static("lib/libcupti_static.a").only(linuxSBSA).from("12.6"),
 			static("lib/libnvperf_host_static.a").only(linuxX86),
 		},
 	},
@@ -293,16 +320,20 @@ var table = map[string]pkg{
 
 	"libcublas": {
 		about: "cuBLAS, cuBLASLt and NVBLAS",
-		files: []file{
+		files: append([]file{
 			headers("include"),
 			solib("lib/libcublas", soMajor),
 			solib("lib/libcublasLt", soMajor),
-			solib("lib/libnvblas", soMajor),
+			// NVBLAS intercepts the CPU BLAS calls (dgemm_...) of whatever
+			// it is linked into or preloaded in, so it must not be in
+			// cuBLAS's default link: it is data, an opt-in file for
+			// LD_PRELOAD or an explicit link. (The SDK has no way to say
+			// "a shared library outside the default link" yet.)
 			static("lib/libcublas_static.a"),
 			static("lib/libcublasLt_static.a"),
 			stub("lib/stubs/libcublas.so"),
 			stub("lib/stubs/libcublasLt.so"),
-		},
+		}, nvblas()...),
 		deps: []dep{
 			// cuBLAS 12.0 and 12.1 dlopen libnvrtc at initialisation (a bug
 			// fixed in 12.2; conda-forge's libcublas feedstock, issue 9).

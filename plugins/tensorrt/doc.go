@@ -20,14 +20,17 @@
 //     and 11.x alike (11's Debian packages are libnvinfer11,
 //     libnvinfer-plugin11, libnvonnxparsers11, libnvinfer-lean11,
 //     libnvinfer-dispatch11, libnvinfer-vc-plugin11).
-//   - 10.x: lib/libnvinfer_builder_resource.so.<x.y.z>, which libnvinfer opens
-//     by that name when it builds an engine (nixpkgs names it by the release's
-//     first three numbers, as here). TensorRT 11 splits it per GPU
-//     architecture (libnvinfer_builder_resource_sm<NN>.so.<x.y.z>, plus a
-//     _ptx one, as pip's tensorrt-cu13-libs 11.3 shows); we have not seen an
-//     11.x archive's list of them, so we list none for 11.x: building engines
-//     from 11.x through the generated targets may miss them. This is the one
-//     place where the 11.x file list is known to be incomplete.
+//   - the builder's resources, which libnvinfer opens by file name when it
+//     builds an engine (their SONAME is do_not_link_against_...): through
+//     10.14 one lib/libnvinfer_builder_resource.so.<x.y.z> (nixpkgs names it
+//     by the release's first three numbers, as here); from 10.16, and in
+//     11.x, one per GPU architecture and a PTX fallback,
+//     lib/libnvinfer_builder_resource_{sm75,sm80,sm86,sm89,sm90,sm100,sm120,ptx}.so.<x.y.z>
+//     (tensorrt-cu12-libs 10.16.1's tensorrt_libs/ has the sm ones, the
+//     10.16.2 tarball the _ptx one), plus _sm110 (Thor) in the CUDA 13
+//     builds of 11.x (seen in 11.1 and 11.2 installs). PyPI has only the
+//     sdists of tensorrt-cu*-libs (the wheels are on pypi.nvidia.com), so
+//     these names are not checked against a wheel listing (docs/wheels.md).
 //   - 10.x static libraries: libnvinfer_static.a, libnvinfer_plugin_static.a,
 //     libnvonnxparser_static.a, libnvinfer_lean_static.a,
 //     libnvinfer_dispatch_static.a and libonnx_proto.a (which the static

@@ -52,3 +52,18 @@ var cudnnRows = []cudnnRow{
 // noJetson: TensorRT 11.0 to 11.3 do not support JetPack; 11.4 serves Jetson
 // (Orin, Thor) through the SBSA build.
 var noJetsonFrom, noJetsonUntil = mv("11.0"), mv("11.4")
+
+// Builder resources: the engine builder's kernels, which libnvinfer opens by
+// file name (their SONAME is do_not_link_against_...). Before 10.16 one
+// library, lib/libnvinfer_builder_resource.so.<x.y.z>; from 10.16 one per GPU
+// architecture plus a PTX fallback, lib/libnvinfer_builder_resource_<arch>.so.<x.y.z>,
+// in 11.x too. The architectures are those of tensorrt-cu12-libs 10.16.1's
+// tensorrt_libs/ (sm75 to sm120) and the 10.16.2 tarball's _ptx;
+// sm120.so.11.0.0 and sm110.so.11.1.0 (Thor, CUDA 13 builds) are seen in
+// 11.x installs. sm110 is claimed for CUDA 13 builds of 11.x only (CUDA 12
+// names Thor sm_101, and no 10.16 list shows it).
+var (
+	builderSplitSince = mv("10.16")
+	builderArchs      = []string{"sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "ptx"}
+	builderThorSince  = mv("11.0")
+)

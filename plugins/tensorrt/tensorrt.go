@@ -74,7 +74,7 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 	r.Deps = deps(p, set, needCudnn, b.Config.Targets)
 
 	for _, a := range p.Archives {
-		pr := sdk.PlatformResult{Files: files(rel, pv)}
+		pr := sdk.PlatformResult{Files: files(rel, pv, builtWith(a.RelativePath))}
 		if a.Platform == jetson && noJetson(rel) {
 			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
 				"TensorRT %s does not support Jetson: TensorRT from %s to before %s leaves JetPack out (NVIDIA keeps Jetson on TensorRT 10.x; %s serves it again through the SBSA build)",
@@ -165,24 +165,44 @@ func cudnnFor(rel, built version.Version, platform string) string {
 }
 
 // files lists TensorRT's files: include, lib/lib<name>.so.<major> for every
-// library, the builder's resource library (10.x:
-// lib/libnvinfer_builder_resource.so.<x.y.z>, which libnvinfer opens by that
-// name to build engines), the static libraries of 10.x, and bin/trtexec.
-func files(rel, pv version.Version) []sdk.File {
+// library, the builder's resource libraries (see builderResources), the
+// static libraries of 10.x, and bin/trtexec. built is the CUDA the archive
+// is made with (zero when its name does not say).
+func files(rel, pv, built version.Version) []sdk.File {
 	m := rel.Major()
 	out := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
 	for _, n := range libraries {
 		so := fmt.Sprintf("lib%s.so.%d", n, m)
 		out = append(out, sdk.File{Path: "lib/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so})
 	}
-	if m < staticUntil {
-		res := "libnvinfer_builder_resource.so." + pv.Truncate(3).String()
+	for _, res := range builderResources(rel, pv, built) {
 		out = append(out, sdk.File{Path: "lib/" + res, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: res})
+	}
+	if m < staticUntil {
 		for _, n := range staticLibraries {
 			out = append(out, sdk.File{Path: "lib/lib" + n + ".a", Kind: sdk.StaticLib, Role: sdk.Target})
 		}
 	}
 	return append(out, sdk.File{Path: "bin/trtexec", Kind: sdk.Binary, Role: sdk.Exec})
+}
+
+// builderResources are the file names of the builder's resource libraries:
+// libnvinfer_builder_resource.so.<x.y.z> before 10.16, then one per GPU
+// architecture (tables.go).
+func builderResources(rel, pv, built version.Version) []string {
+	suffix := ".so." + pv.Truncate(3).String()
+	if rel.Less(builderSplitSince) {
+		return []string{"libnvinfer_builder_resource" + suffix}
+	}
+	archs := builderArchs
+	if !rel.Less(builderThorSince) && built.Major() >= 13 {
+		archs = append(archs[:len(archs):len(archs)], "sm110")
+	}
+	var out []string
+	for _, a := range archs {
+		out = append(out, "libnvinfer_builder_resource_"+a+suffix)
+	}
+	return out
 }
 
 // deps: cuda_cudart (linked), cuda_nvrtc (loaded at run time), the cuDNN the

@@ -186,7 +186,11 @@ func TestFiles(t *testing.T) {
 		{"tensorrt", "linux-x86_64", map[sdk.Kind][]string{ // 11.3.0: no static libraries
 			sdk.Headers: {"include"},
 			sdk.SharedLib: {"lib/libnvinfer.so.11", "lib/libnvinfer_plugin.so.11", "lib/libnvonnxparser.so.11",
-				"lib/libnvinfer_lean.so.11", "lib/libnvinfer_dispatch.so.11", "lib/libnvinfer_vc_plugin.so.11"},
+				"lib/libnvinfer_lean.so.11", "lib/libnvinfer_dispatch.so.11", "lib/libnvinfer_vc_plugin.so.11",
+				"lib/libnvinfer_builder_resource_sm75.so.11.3.0", "lib/libnvinfer_builder_resource_sm80.so.11.3.0",
+				"lib/libnvinfer_builder_resource_sm86.so.11.3.0", "lib/libnvinfer_builder_resource_sm89.so.11.3.0",
+				"lib/libnvinfer_builder_resource_sm90.so.11.3.0", "lib/libnvinfer_builder_resource_sm100.so.11.3.0",
+				"lib/libnvinfer_builder_resource_sm120.so.11.3.0", "lib/libnvinfer_builder_resource_ptx.so.11.3.0"},
 			sdk.Binary: {"bin/trtexec"},
 		}},
 	}
@@ -207,6 +211,42 @@ func TestFiles(t *testing.T) {
 	}
 	if trtexec.Role != sdk.Exec {
 		t.Errorf("trtexec: %+v, want role exec", trtexec)
+	}
+}
+
+// TestBuilderResources: TensorRT 10.16 and 11.x ship one builder-resource
+// library per GPU architecture and a PTX one (tensorrt-cu12-libs 10.16.1),
+// not the single file of earlier releases; sm110 (Thor) only in CUDA 13
+// builds of 11.x.
+func TestBuilderResources(t *testing.T) {
+	perArch := func(v string, archs ...string) []string {
+		var out []string
+		for _, a := range archs {
+			out = append(out, "lib/libnvinfer_builder_resource_"+a+".so."+v)
+		}
+		return out
+	}
+	common := []string{"sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", "ptx"}
+	for _, tc := range []struct {
+		cuda, pkg, platform string
+		want                []string
+	}{
+		{"12.6.3", "tensorrt_10_3", "linux-x86_64", []string{"lib/libnvinfer_builder_resource.so.10.3.0"}},
+		{"12.9.0", "tensorrt_10_14", "linux-x86_64", []string{"lib/libnvinfer_builder_resource.so.10.14.1"}},
+		{"12.9.0", "tensorrt_10_16", "linux-x86_64", perArch("10.16.1", common...)},
+		{"13.0.0", "tensorrt_10_16", "linux-x86_64", perArch("10.16.1", common...)},
+		{"12.9.0", "tensorrt_11_0", "linux-x86_64", perArch("11.0.0", common...)},
+		{"13.0.0", "tensorrt_11_3", "linux-sbsa", perArch("11.3.0", append(common, "sm110")...)},
+	} {
+		var got []string
+		for _, f := range fixup(t, batch(t, tc.cuda))[tc.pkg].Platforms[tc.platform].Files {
+			if strings.Contains(f.Path, "builder_resource") {
+				got = append(got, f.Path)
+			}
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("CUDA %s %s on %s: builder resources (-want +got):\n%s", tc.cuda, tc.pkg, tc.platform, d)
+		}
 	}
 }
 
