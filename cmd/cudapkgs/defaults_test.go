@@ -80,4 +80,3 @@ func TestDefaultsUsableWhereAnyReleaseIs(t *testing.T) {
 		t.Error("no default was served by an older release; the test no longer tests anything")
 	}
 }
-

@@ -16,7 +16,9 @@ const (
 
 // GenericLibGlobs match the shared libraries of an archive's conventional
 // layout (versioned names included: libfoo.so.1.2).
-func GenericLibGlobs() []string { return []string{"lib/*.so", "lib/*.so.*", "lib64/*.so", "lib64/*.so.*"} }
+func GenericLibGlobs() []string {
+	return []string{"lib/*.so", "lib/*.so.*", "lib64/*.so", "lib64/*.so.*"}
+}
 
 // MarkGeneric serves pkg on plat from the archive's conventional layout,
 // because no plugin knows it (a package NVIDIA added after the plugin was
