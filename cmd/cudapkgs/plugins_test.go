@@ -97,10 +97,11 @@ func TestQueryShowsPluginKnowledge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if got := depNames(q, "12.4.1", "libcusolver"); got != "libcublas,libcusparse,libnvjitlink" {
+	// The static link set's edge to the static runtime comes first by name.
+	if got := depNames(q, "12.4.1", "libcusolver"); got != "cuda_cudart,libcublas,libcusparse,libnvjitlink" {
 		t.Errorf("12.4.1 libcusolver deps = %s", got)
 	}
-	if got := depNames(q, "11.8.0", "libcusolver"); got != "libcublas" {
+	if got := depNames(q, "11.8.0", "libcusolver"); got != "cuda_cudart,libcublas" {
 		t.Errorf("11.8.0 libcusolver deps = %s", got)
 	}
 	libs := q["12.4.1"].Packages["libcusolver"].Files["linux-x86_64"]["shared_lib"]

@@ -122,11 +122,13 @@ type jsonPackage struct {
 	Role     string `json:"role"`
 	// Generic: no plugin knows the package; it is served from the archive's
 	// conventional layout (include/, lib/, bin/).
-	Generic     bool                             `json:"generic,omitempty"`
-	Deps        []jsonDep                        `json:"deps"`
-	Platforms   map[string]jsonArchive           `json:"platforms"`
-	Files       map[string]map[string][]jsonFile `json:"files"`
-	Unavailable map[string][]string              `json:"unavailable"`
+	Generic bool `json:"generic,omitempty"`
+	// StaticLinkopts are the system libraries the static link set needs.
+	StaticLinkopts []string                         `json:"static_linkopts,omitempty"`
+	Deps           []jsonDep                        `json:"deps"`
+	Platforms      map[string]jsonArchive           `json:"platforms"`
+	Files          map[string]map[string][]jsonFile `json:"files"`
+	Unavailable    map[string][]string              `json:"unavailable"`
 	// ServedBy maps a platform to the older release that serves this
 	// default name there, because the newer one cannot be used.
 	ServedBy map[string]jsonServed `json:"served_by,omitempty"`
@@ -142,6 +144,7 @@ type jsonServed struct {
 type jsonDep struct {
 	Name      string   `json:"name"`
 	Runtime   bool     `json:"runtime,omitempty"`
+	Static    bool     `json:"static,omitempty"`
 	Since     string   `json:"since,omitempty"`
 	Until     string   `json:"until,omitempty"`
 	Platforms []string `json:"platforms,omitempty"`
@@ -179,10 +182,10 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 			js.Releases[p] = v.String()
 		}
 		for _, p := range s.Packages {
-			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Generic: p.Generic, Deps: []jsonDep{},
+			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Generic: p.Generic, StaticLinkopts: p.StaticLinkopts, Deps: []jsonDep{},
 				Platforms: map[string]jsonArchive{}, Files: map[string]map[string][]jsonFile{}, Unavailable: p.Unavailable}
 			for _, d := range p.Deps {
-				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Static: d.Static, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 			}
 			for plat, files := range p.Files {
 				byKind := map[string][]jsonFile{}

@@ -40,6 +40,9 @@ type Archive struct {
 	// on the platforms the archive serves: linked libraries, and libraries
 	// loaded at run time.
 	Deps, Runtime map[string]bool
+	// StaticDeps are edges of the static link set only, and StaticLinkopts
+	// the system libraries it needs.
+	StaticDeps, StaticLinkopts map[string]bool
 	// CUDA and Platforms are the CUDA versions (Version.String) and target
 	// platforms (Platform.Name) the archive serves.
 	CUDA, Platforms map[string]bool
@@ -201,11 +204,17 @@ func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Pl
 		if len(d.Platforms) > 0 && !slices.Contains(d.Platforms, t.Name()) {
 			continue
 		}
-		if d.Runtime {
+		switch {
+		case d.Runtime:
 			r.Runtime[d.Name] = true
-		} else {
+		case d.Static:
+			r.StaticDeps[d.Name] = true
+		default:
 			r.Deps[d.Name] = true
 		}
+	}
+	for _, o := range pkg.StaticLinkopts {
+		r.StaticLinkopts[o] = true
 	}
 	return Use{Archive: r}, nil
 }
@@ -230,7 +239,8 @@ func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive, ver version.V
 			name, other.Archive.RelativePath, other.Archive.SHA256, a.RelativePath, a.SHA256)
 	}
 	r := &Archive{Name: name, Manifest: pkg.Manifest, Version: ver, Archive: a, Files: map[pkgset.File]bool{},
-		Deps: map[string]bool{}, Runtime: map[string]bool{}, CUDA: map[string]bool{}, Platforms: map[string]bool{}}
+		Deps: map[string]bool{}, Runtime: map[string]bool{}, StaticDeps: map[string]bool{}, StaticLinkopts: map[string]bool{},
+		CUDA: map[string]bool{}, Platforms: map[string]bool{}}
 	c.bySHA[a.SHA256] = r
 	c.byName[name] = r
 	return r, nil
@@ -384,6 +394,29 @@ func (ix *Index) Select(pkg string, key func(Cell) string, served func(*Archive)
 		}
 	}
 	return append(keys, defaultKey), append(labels, "//unusable:"+pkg)
+}
+
+// StaticPackages are the packages whose every archive, wherever one serves
+// them, has static libraries: they get a <name>_static hub target, the
+// static link set (libraries, the static sets of what they need, system
+// libraries). A package static somewhere only gets none, rather than a
+// target that fails on some platforms for lack of files.
+func (ix *Index) StaticPackages() map[string]bool {
+	out := map[string]bool{}
+	for _, name := range ix.Packages() {
+		static, any := true, false
+		for _, c := range ix.Cells(name) {
+			if c.Archive == nil {
+				continue
+			}
+			any = true
+			static = static && c.Archive.HasKind("static_lib")
+		}
+		if any && static {
+			out[name] = true
+		}
+	}
+	return out
 }
 
 // Sanitize replaces every character but letters, digits and _ by _: what

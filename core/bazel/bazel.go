@@ -93,8 +93,10 @@ type generator struct {
 	// names, which go through the configuration repository's pins.
 	pinnable map[string]*pinnableProduct
 	pinned   map[string]bool
-	tree     Tree
-	files    []*build.File
+	// static are the packages with a <name>_static hub target.
+	static map[string]bool
+	tree   Tree
+	files  []*build.File
 }
 
 // Generate builds the repository's files from the configuration and the
@@ -116,6 +118,12 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, tree: Tree{}}
 	g.pinnable = pinnable(g.sets)
 	g.pinned = pinnedNames(g.pinnable)
+	g.static = ix.StaticPackages()
+	for name := range g.static {
+		if ix.HasPackage(name + "_static") {
+			delete(g.static, name) // a package of that name wins
+		}
+	}
 	g.workspace()
 	for _, a := range ix.Archives() {
 		g.repoBuild(a)
@@ -291,7 +299,27 @@ func (g *generator) repoBuild(r *archives.Archive) {
 		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.Runtime), ForceMultiLine: len(r.Runtime) > 1}})
 	}
 	if len(static) > 0 {
-		top("static", static)
+		// The static link set: the package's static libraries, the static
+		// sets of what it links (and of its static-only edges), and the
+		// system libraries they need, so that one label links statically.
+		needs := maps.Clone(r.StaticDeps)
+		for d := range r.Deps {
+			needs[d] = true
+		}
+		var labels []build.Expr
+		for _, d := range slices.Sorted(maps.Keys(needs)) {
+			switch {
+			case g.static[d]:
+				labels = append(labels, buildfile.Str("@"+g.opts.Name+"//:"+d+"_static"))
+			case r.StaticDeps[d]:
+				labels = append(labels, buildfile.Str("@"+g.opts.Name+"//:"+d))
+			}
+		}
+		top("static", append(slices.Clone(static), labels...))
+		if len(r.StaticLinkopts) > 0 {
+			last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
+			last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("linkopts"), Op: "=", RHS: buildfile.SortedStrList(slices.Collect(maps.Keys(r.StaticLinkopts)))})
+		}
 	}
 	if len(stubs) > 0 {
 		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("stubs")), buildfile.Arg("srcs", buildfile.SortedStrList(stubs))))
@@ -437,6 +465,17 @@ func (g *generator) hub(cfg *config.Config) {
 		f.Stmt = append(f.Stmt, buildfile.Call("alias",
 			buildfile.Arg("name", buildfile.Str(name)),
 			buildfile.Arg("actual", actual)))
+	}
+	for _, name := range slices.Sorted(maps.Keys(g.static)) {
+		// The static link set follows the generated default (not the
+		// configuration repository's pins: docs/bazel.md).
+		keys, labels := g.ix.Select(name,
+			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
+			func(a *archives.Archive) string { return "@" + a.Name + "//:static" },
+			"//conditions:default")
+		f.Stmt = append(f.Stmt, buildfile.Call("alias",
+			buildfile.Arg("name", buildfile.Str(name+"_static")),
+			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List)))))
 	}
 	g.put(f)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -138,6 +139,10 @@ func CheckPath(p string) error {
 	return nil
 }
 
+// linkoptRE is what a plugin may put on a link line: a system library by
+// name, never a path or a flag that changes the link.
+var linkoptRE = regexp.MustCompile(`^(-l[A-Za-z0-9_+.-]+|-pthread)$`)
+
 // validate checks a plugin's answer against the batch it was given. The
 // message names the plugin and the package: the plugin is what lied.
 func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
@@ -199,9 +204,17 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 				}
 			}
 		}
+		for _, o := range p.StaticLinkopts {
+			if !linkoptRE.MatchString(o) {
+				return bad(p.Name, "static link option %q: expected -l<name> or -pthread", o)
+			}
+		}
 		for _, d := range p.Deps {
 			if _, err := resolveDep(b, d, rs); err != nil {
 				return bad(p.Name, "%v", err)
+			}
+			if d.Static && d.Runtime {
+				return bad(p.Name, "dependency on %s is both static and runtime: expected one", d.Package)
 			}
 			if d.Package == bp.Manifest && (d.Release == "" || strings.HasPrefix(bp.Release, d.Release)) {
 				return bad(p.Name, "depends on itself (a cycle)")
@@ -309,10 +322,11 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			all = append(all, res.Files...)
 		}
 		p.Role = string(sdk.RoleOf(all))
+		p.StaticLinkopts = slices.Clone(pr.StaticLinkopts)
 		p.Deps = nil
 		for _, d := range pr.Deps {
 			name, _ := resolveDep(b, d, rs)
-			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Static: d.Static, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 		}
 		slices.SortFunc(p.Deps, func(a, b pkgset.Dep) int { return strings.Compare(a.Name, b.Name) })
 	}

@@ -57,6 +57,8 @@ type Package struct {
 	Files map[string][]File
 	Deps  []Dep
 	Role  string
+	// StaticLinkopts are the system libraries the static link set needs.
+	StaticLinkopts []string
 	// Served maps a target platform to the older release that serves this
 	// default name there (see ChooseDefaults); nil when the chosen release
 	// serves every platform it can.
@@ -82,6 +84,7 @@ type File struct {
 type Dep struct {
 	Name      string // the package's name in this set
 	Runtime   bool   // loaded at run time rather than linked
+	Static    bool   // of the static link set only
 	Since     string // CUDA versions the edge holds for, as the plugin says
 	Until     string
 	Platforms []string // only these target platforms; empty for all

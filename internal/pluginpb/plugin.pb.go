@@ -814,13 +814,16 @@ func (x *File) GetSoname() string {
 }
 
 type Dep struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Package       string                 `protobuf:"bytes,1,opt,name=package,proto3" json:"package,omitempty"`
-	Release       string                 `protobuf:"bytes,2,opt,name=release,proto3" json:"release,omitempty"`
-	Runtime       bool                   `protobuf:"varint,3,opt,name=runtime,proto3" json:"runtime,omitempty"`
-	Since         string                 `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
-	Until         string                 `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
-	Platforms     []string               `protobuf:"bytes,6,rep,name=platforms,proto3" json:"platforms,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Package   string                 `protobuf:"bytes,1,opt,name=package,proto3" json:"package,omitempty"`
+	Release   string                 `protobuf:"bytes,2,opt,name=release,proto3" json:"release,omitempty"`
+	Runtime   bool                   `protobuf:"varint,3,opt,name=runtime,proto3" json:"runtime,omitempty"`
+	Since     string                 `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	Until     string                 `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
+	Platforms []string               `protobuf:"bytes,6,rep,name=platforms,proto3" json:"platforms,omitempty"`
+	// static: the edge is of the static link set only (the package's static
+	// libraries need the other's). Added compatibly.
+	Static        bool `protobuf:"varint,7,opt,name=static,proto3" json:"static,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -895,6 +898,13 @@ func (x *Dep) GetPlatforms() []string {
 		return x.Platforms
 	}
 	return nil
+}
+
+func (x *Dep) GetStatic() bool {
+	if x != nil {
+		return x.Static
+	}
+	return false
 }
 
 type PlatformResult struct {
@@ -972,12 +982,15 @@ func (x *PlatformResult) GetGeneric() bool {
 }
 
 type PackageResult struct {
-	state         protoimpl.MessageState     `protogen:"open.v1"`
-	Name          string                     `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Deps          []*Dep                     `protobuf:"bytes,2,rep,name=deps,proto3" json:"deps,omitempty"`
-	Platforms     map[string]*PlatformResult `protobuf:"bytes,3,rep,name=platforms,proto3" json:"platforms,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state     protoimpl.MessageState     `protogen:"open.v1"`
+	Name      string                     `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Deps      []*Dep                     `protobuf:"bytes,2,rep,name=deps,proto3" json:"deps,omitempty"`
+	Platforms map[string]*PlatformResult `protobuf:"bytes,3,rep,name=platforms,proto3" json:"platforms,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// System libraries the package's static link set needs (-ldl, -lpthread,
+	// -lrt, -lz). Added compatibly.
+	StaticLinkopts []string `protobuf:"bytes,4,rep,name=static_linkopts,json=staticLinkopts,proto3" json:"static_linkopts,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *PackageResult) Reset() {
@@ -1027,6 +1040,13 @@ func (x *PackageResult) GetDeps() []*Dep {
 func (x *PackageResult) GetPlatforms() map[string]*PlatformResult {
 	if x != nil {
 		return x.Platforms
+	}
+	return nil
+}
+
+func (x *PackageResult) GetStaticLinkopts() []string {
+	if x != nil {
+		return x.StaticLinkopts
 	}
 	return nil
 }
@@ -1136,23 +1156,25 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12,\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x18.cudapkgs.plugin.v1.KindR\x04kind\x12,\n" +
 	"\x04role\x18\x03 \x01(\x0e2\x18.cudapkgs.plugin.v1.RoleR\x04role\x12\x16\n" +
-	"\x06soname\x18\x04 \x01(\tR\x06soname\"\x9d\x01\n" +
+	"\x06soname\x18\x04 \x01(\tR\x06soname\"\xb5\x01\n" +
 	"\x03Dep\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x18\n" +
 	"\arelease\x18\x02 \x01(\tR\arelease\x12\x18\n" +
 	"\aruntime\x18\x03 \x01(\bR\aruntime\x12\x14\n" +
 	"\x05since\x18\x04 \x01(\tR\x05since\x12\x14\n" +
 	"\x05until\x18\x05 \x01(\tR\x05until\x12\x1c\n" +
-	"\tplatforms\x18\x06 \x03(\tR\tplatforms\"\x9a\x01\n" +
+	"\tplatforms\x18\x06 \x03(\tR\tplatforms\x12\x16\n" +
+	"\x06static\x18\a \x01(\bR\x06static\"\x9a\x01\n" +
 	"\x0ePlatformResult\x12.\n" +
 	"\x05files\x18\x01 \x03(\v2\x18.cudapkgs.plugin.v1.FileR\x05files\x12\x1a\n" +
 	"\bunusable\x18\x02 \x03(\tR\bunusable\x12\"\n" +
 	"\rsame_files_as\x18\x03 \x01(\tR\vsameFilesAs\x12\x18\n" +
-	"\ageneric\x18\x04 \x01(\bR\ageneric\"\x82\x02\n" +
+	"\ageneric\x18\x04 \x01(\bR\ageneric\"\xab\x02\n" +
 	"\rPackageResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04deps\x18\x02 \x03(\v2\x17.cudapkgs.plugin.v1.DepR\x04deps\x12N\n" +
-	"\tplatforms\x18\x03 \x03(\v20.cudapkgs.plugin.v1.PackageResult.PlatformsEntryR\tplatforms\x1a`\n" +
+	"\tplatforms\x18\x03 \x03(\v20.cudapkgs.plugin.v1.PackageResult.PlatformsEntryR\tplatforms\x12'\n" +
+	"\x0fstatic_linkopts\x18\x04 \x03(\tR\x0estaticLinkopts\x1a`\n" +
 	"\x0ePlatformsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x128\n" +
 	"\x05value\x18\x02 \x01(\v2\".cudapkgs.plugin.v1.PlatformResultR\x05value:\x028\x01\"N\n" +

@@ -64,6 +64,11 @@ func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, e
 		return r, nil
 	}
 	r.Deps = deps(p.Manifest, rel, set)
+	if p.Manifest == pkgCudnn {
+		// Static cuDNN compresses its kernels with zlib (NVIDIA's install
+		// guide: link with -lz).
+		r.StaticLinkopts = []string{"-lz"}
+	}
 	for _, a := range p.Archives {
 		pr := sdk.PlatformResult{}
 		switch p.Manifest {
@@ -148,6 +153,10 @@ func deps(manifest string, rel version.Version, set setIndex) []sdk.Dep {
 		add(sdk.Dep{Package: "libcublas"})
 		if !rel.Less(nvrtcSince) {
 			add(sdk.Dep{Package: "cuda_nvrtc", Runtime: true})
+			// Static cuDNN links NVRTC (and through it the PTX compiler)
+			// rather than loading it; cuBLASLt's static set comes with the
+			// libcublas edge.
+			add(sdk.Dep{Package: "cuda_nvrtc", Static: true})
 		}
 	case pkgJIT:
 		add(sdk.Dep{Package: "cuda_nvrtc", Runtime: true})

@@ -264,12 +264,16 @@ func TestDeps(t *testing.T) {
 	for _, cuda := range []string{"11.8.0", "12.4.1", "13.0.0"} {
 		b := batch(t, cuda)
 		res := fixup(t, b)
-		want := []sdk.Dep{{Package: "libcublas"}, {Package: "cuda_nvrtc", Runtime: true}}
+		// Static cuDNN links NVRTC; the shared one loads it.
+		want := []sdk.Dep{{Package: "libcublas"}, {Package: "cuda_nvrtc", Runtime: true}, {Package: "cuda_nvrtc", Static: true}}
 		for _, p := range b.Packages {
 			var w []sdk.Dep
 			switch p.Manifest {
 			case pkgCudnn:
 				w = want
+				if got := res[p.Name].StaticLinkopts; !slices.Equal(got, []string{"-lz"}) {
+					t.Errorf("CUDA %s: %s static link options %v, want [-lz] (zlib)", cuda, p.Name, got)
+				}
 			case pkgJIT:
 				w = []sdk.Dep{{Package: "cuda_nvrtc", Runtime: true}}
 			case pkgSamples:

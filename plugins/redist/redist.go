@@ -120,6 +120,7 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 	}
 	if known {
 		out.Deps = spec.depsFor(cuda, cfg, inSet)
+		out.StaticLinkopts = spec.staticLinkopts
 	}
 	return out, nil
 }

@@ -239,10 +239,14 @@ func checkFiles(t *testing.T, where string, fs []sdk.File) {
 	}
 }
 
+// depNames are the edges of the default link and run time; the static link
+// set's own edges are TestStaticLinkSets'.
 func depNames(pr sdk.PackageResult) []string {
 	var ns []string
 	for _, d := range pr.Deps {
-		ns = append(ns, d.Package)
+		if !d.Static {
+			ns = append(ns, d.Package)
+		}
 	}
 	sort.Strings(ns)
 	return ns
@@ -292,12 +296,18 @@ func TestDeps(t *testing.T) {
 
 	// The edges say why they hold.
 	for _, d := range fix(t, "12.4.1").pkg(t, "libcusolver").Deps {
+		if d.Static {
+			continue
+		}
 		want := map[string]string{"libcublas": "", "libnvjitlink": "12.0", "libcusparse": "12.1"}[d.Package]
 		if d.Since != want || d.Runtime {
 			t.Errorf("libcusolver -> %s: since %q runtime %v, want since %q, linked", d.Package, d.Since, d.Runtime, want)
 		}
 	}
 	for _, d := range fix(t, "12.0.1").pkg(t, "libcublas").Deps {
+		if d.Static {
+			continue
+		}
 		if !d.Runtime || d.Since != "12.0" || d.Until != "12.1" {
 			t.Errorf("libcublas -> %s: %+v, want a runtime edge for 12.0 to 12.1", d.Package, d)
 		}
@@ -748,6 +758,50 @@ func TestRenamesMatchTheManifests(t *testing.T) {
 			if after := !m.Release.Less(since); after && (!hasNew || hasOld) || !after && hasNew {
 				t.Errorf("CUDA %s: %s present %v, %s present %v, against the rename since %s", m.Release, r.Package, hasNew, r.Replaces, hasOld, r.Since)
 			}
+		}
+	}
+}
+
+// Static link sets carry what NVIDIA's static link lines need beyond the
+// package's own archives: culibos and the system libraries for static
+// cudart, the static runtime for the static math libraries, the PTX compiler
+// library for static NVRTC.
+func TestStaticLinkSets(t *testing.T) {
+	static := func(pr sdk.PackageResult) []string {
+		var ns []string
+		for _, d := range pr.Deps {
+			if d.Static {
+				ns = append(ns, d.Package)
+			}
+		}
+		sort.Strings(ns)
+		return ns
+	}
+	sys := linuxStaticSystemLibs()
+	for _, tc := range []struct {
+		cuda, pkg string
+		deps      []string
+		linkopts  []string
+	}{
+		{"12.4.1", "cuda_cudart", nil, sys},
+		{"13.0.0", "cuda_cudart", []string{"cuda_culibos"}, sys},
+		{"13.0.0", "cuda_culibos", nil, sys},
+		{"12.4.1", "cuda_nvrtc", []string{"cuda_nvcc"}, nil},
+		{"13.0.0", "cuda_nvrtc", []string{"libnvptxcompiler"}, nil},
+		{"12.4.1", "libcublas", []string{"cuda_cudart"}, nil},
+		{"13.0.0", "libcufft", []string{"cuda_cudart"}, nil},
+		{"12.4.1", "libcurand", []string{"cuda_cudart"}, nil},
+		{"12.4.1", "libcusolver", []string{"cuda_cudart"}, nil},
+		{"12.4.1", "libcusparse", []string{"cuda_cudart"}, nil},
+		{"12.4.1", "libnpp", []string{"cuda_cudart"}, nil},
+		{"12.4.1", "libnvjpeg", []string{"cuda_cudart"}, nil},
+	} {
+		pr := fix(t, tc.cuda).pkg(t, tc.pkg)
+		if diff := cmp.Diff(tc.deps, static(pr)); diff != "" {
+			t.Errorf("CUDA %s %s static edges (-want +got):\n%s", tc.cuda, tc.pkg, diff)
+		}
+		if diff := cmp.Diff(tc.linkopts, pr.StaticLinkopts); diff != "" {
+			t.Errorf("CUDA %s %s static link options (-want +got):\n%s", tc.cuda, tc.pkg, diff)
 		}
 	}
 }

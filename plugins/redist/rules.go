@@ -18,6 +18,8 @@ type pkg struct {
 	deps []dep
 	// unusable lists where the package cannot be used, and why.
 	unusable []unusable
+	// staticLinkopts are the system libraries its static libraries need.
+	staticLinkopts []string
 }
 
 // when bounds a rule by CUDA version (inclusive prefixes, "" open) and by
@@ -140,6 +142,7 @@ func edge(to string) dep { return dep{Dep: sdk.Dep{Package: to}} }
 func (d dep) since(v string) dep         { d.Since = v; return d }
 func (d dep) until(v string) dep         { d.Until = v; return d }
 func (d dep) runtime() dep               { d.Runtime = true; return d }
+func (d dep) static() dep                { d.Static = true; return d }
 func (d dep) platforms(ps ...string) dep { d.Platforms = ps; return d }
 func (d dep) ifForwardCompat() dep       { d.forwardCompat = true; return d }
 

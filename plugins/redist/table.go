@@ -62,6 +62,16 @@ func nvblas() []file {
 	}
 }
 
+// staticRuntime is the static math libraries' edge to the static runtime,
+// whose link set holds culibos (cuda_cudart's own through 12.x, cuda_culibos
+// after) and the system libraries: NVIDIA's documented static link lines
+// end in -lculibos -lcudart_static -lpthread -ldl.
+func staticRuntime() dep { return edge("cuda_cudart").static() }
+
+// linuxStaticSystemLibs are the system libraries static cudart and culibos
+// need on Linux.
+func linuxStaticSystemLibs() []string { return []string{"-ldl", "-lpthread", "-lrt"} }
+
 func nppFiles() []file {
 	fs := []file{headers("include")}
 	for _, l := range npp {
@@ -171,10 +181,12 @@ var table = map[string]pkg{
 			// cuda_runtime.h includes nv/target (CCCL) and, from 13.0,
 			// crt/host_config.h from cuda_crt (before 13.0 those crt headers
 			// come with cuda_nvcc, which the toolchain brings).
-			// CCCL is cccl from 13.3 (an edge to the name a release lacks
-			// is left out).
+			// CCCL is cccl from 13.3: the declared rename (redist.go)
+			// takes the edge there.
 			edge("cuda_cccl"),
 			edge("cuda_crt").since("13.0"),
+			// Static cudart needs culibos, its own through 12.x.
+			edge("cuda_culibos").since("13.0").static(),
 			// With forward compatibility, a Jetson program loads the
 			// cuda_compat libcuda.so.1 ahead of the driver's.
 			edge("cuda_compat").since("11.8").until("12").runtime().platforms(linuxJetson).ifForwardCompat(),
@@ -183,6 +195,9 @@ var table = map[string]pkg{
 			edge("cuda_compat").since("13.1").runtime().platforms(linuxX86, linuxSBSA).ifForwardCompat(),
 			edge("cuda_compat_orin").since("13.1").runtime().platforms(linuxJetson).ifForwardCompat(),
 		},
+		// NVIDIA's static runtime (and culibos in it through 12.x) needs
+		// these on the link line (nvcc adds them for -cudart static).
+		staticLinkopts: linuxStaticSystemLibs(),
 	},
 	"cuda_cccl": {
 		about: "CUDA C++ Core Libraries (Thrust, CUB, libcu++): headers",
@@ -200,8 +215,9 @@ var table = map[string]pkg{
 		files: []file{headers("include/cccl")},
 	},
 	"cuda_culibos": {
-		about: "libculibos.a, the OS abstraction the static CUDA libraries link (in cuda_cudart before 13.0)",
-		files: []file{static("lib/libculibos.a")}, // inferred: the file cuda_cudart held before 13.0
+		about:          "libculibos.a, the OS abstraction the static CUDA libraries link (in cuda_cudart before 13.0)",
+		files:          []file{static("lib/libculibos.a")}, // inferred: the file cuda_cudart held before 13.0
+		staticLinkopts: linuxStaticSystemLibs(),
 	},
 	"cuda_profiler_api": {
 		about: "cuda_profiler_api.h and cudaProfiler.h (in cuda_nvprof before 11.8)",
@@ -251,6 +267,13 @@ var table = map[string]pkg{
 			static("lib/libnvrtc_static.a").from("11.5"),
 			static("lib/libnvrtc-builtins_static.a").from("11.5"),
 			stub("lib/stubs/libnvrtc.so").from("12.1"), // seen from 12.1; 12.0 not confirmed
+		},
+		deps: []dep{
+			// Static NVRTC compiles PTX with the PTX compiler library:
+			// libnvptxcompiler_static.a, in cuda_nvcc through 12.x and in
+			// libnvptxcompiler from 13.0.
+			edge("cuda_nvcc").since("11.5").until("12").static(),
+			edge("libnvptxcompiler").since("13.0").static(),
 		},
 	},
 	"libnvjitlink": {
@@ -338,6 +361,7 @@ var table = map[string]pkg{
 			// cuBLAS 12.0 and 12.1 dlopen libnvrtc at initialisation (a bug
 			// fixed in 12.2; conda-forge's libcublas feedstock, issue 9).
 			edge("cuda_nvrtc").since("12.0").until("12.1").runtime(),
+			staticRuntime(),
 		},
 	},
 	"libcufft": {
@@ -353,6 +377,7 @@ var table = map[string]pkg{
 			stub("lib/stubs/libcufft.so"),
 			stub("lib/stubs/libcufftw.so"),
 		},
+		deps: []dep{staticRuntime()},
 	},
 	"libcurand": {
 		about: "cuRAND",
@@ -362,6 +387,7 @@ var table = map[string]pkg{
 			static("lib/libcurand_static.a"),
 			stub("lib/stubs/libcurand.so"),
 		},
+		deps: []dep{staticRuntime()},
 	},
 	"libcusolver": {
 		about: "cuSOLVER and cuSOLVERMg",
@@ -384,6 +410,7 @@ var table = map[string]pkg{
 			edge("libcublas"),
 			edge("libnvjitlink").since("12.0"),
 			edge("libcusparse").since("12.1"),
+			staticRuntime(),
 		},
 	},
 	"libcusparse": {
@@ -394,9 +421,9 @@ var table = map[string]pkg{
 			static("lib/libcusparse_static.a"),
 			stub("lib/stubs/libcusparse.so"),
 		},
-		deps: []dep{edge("libnvjitlink").since("12.0")},
+		deps: []dep{edge("libnvjitlink").since("12.0"), staticRuntime()},
 	},
-	"libnpp": {about: "NPP, the NVIDIA Performance Primitives", files: nppFiles()},
+	"libnpp": {about: "NPP, the NVIDIA Performance Primitives", files: nppFiles(), deps: []dep{staticRuntime()}},
 	"libnvjpeg": {
 		about: "nvJPEG",
 		files: []file{
@@ -405,6 +432,7 @@ var table = map[string]pkg{
 			static("lib/libnvjpeg_static.a"),
 			stub("lib/stubs/libnvjpeg.so"),
 		},
+		deps: []dep{staticRuntime()},
 	},
 	"libcufile": {
 		about: "cuFile, GPUDirect Storage's library (needs the nvidia-fs kernel module to do direct I/O)",

@@ -71,9 +71,9 @@ func batchFromPB(req *pb.FixupRequest) *Batch {
 func resultToPB(r *Result) *pb.FixupResponse {
 	resp := &pb.FixupResponse{}
 	for _, p := range r.Packages {
-		pp := &pb.PackageResult{Name: p.Name, Platforms: map[string]*pb.PlatformResult{}}
+		pp := &pb.PackageResult{Name: p.Name, Platforms: map[string]*pb.PlatformResult{}, StaticLinkopts: p.StaticLinkopts}
 		for _, d := range p.Deps {
-			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms, Static: d.Static})
 		}
 		var sent []string // platforms whose files went on the wire, in order
 		for _, name := range slices.Sorted(maps.Keys(p.Platforms)) {
@@ -101,9 +101,9 @@ func resultToPB(r *Result) *pb.FixupResponse {
 func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 	r := &Result{}
 	for _, p := range resp.GetPackages() {
-		pp := PackageResult{Name: p.GetName(), Platforms: map[string]PlatformResult{}}
+		pp := PackageResult{Name: p.GetName(), Platforms: map[string]PlatformResult{}, StaticLinkopts: p.GetStaticLinkopts()}
 		for _, d := range p.GetDeps() {
-			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms()})
+			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms(), Static: d.GetStatic()})
 		}
 		files := map[string][]File{}
 		for name, pr := range p.GetPlatforms() {

@@ -154,6 +154,10 @@ type Dep struct {
 	// Only edges that hold for the batch's CUDA version are returned; the
 	// bounds document why.
 	Since, Until string
+	// Static marks an edge of the static link set only: linking this
+	// package's static libraries needs the other package's static libraries
+	// (static cudart needs culibos; static cuDNN needs cublasLt and NVRTC).
+	Static bool
 	// Platforms limits the edge to some target platforms (libcudla on Jetson);
 	// empty means all.
 	Platforms []string
@@ -176,6 +180,10 @@ type PlatformResult struct {
 type PackageResult struct {
 	Name string
 	Deps []Dep
+	// StaticLinkopts are the system libraries the package's static link set
+	// needs, as linker flags ("-ldl", "-lpthread", "-lrt", "-lz"). The host
+	// accepts only -l<name> and -pthread.
+	StaticLinkopts []string
 	// Platforms per target platform name; platforms not listed keep what the
 	// host knew (an archive with no files, or the reasons it has none).
 	Platforms map[string]PlatformResult
