@@ -175,8 +175,12 @@ func files(rel, pv, built version.Version) []sdk.File {
 		so := fmt.Sprintf("lib%s.so.%d", n, m)
 		out = append(out, sdk.File{Path: "lib/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so})
 	}
+	// The builder's resources are opened by libnvinfer by file name at run
+	// time, never linked: their SONAME is do_not_link_against_nvinfer_
+	// builder_resource (NVIDIA/TensorRT#2218), so a link would record a
+	// dependency no loader finds. They are data of the package.
 	for _, res := range builderResources(rel, pv, built) {
-		out = append(out, sdk.File{Path: "lib/" + res, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: res})
+		out = append(out, sdk.File{Path: "lib/" + res, Kind: sdk.Data, Role: sdk.Target})
 	}
 	if m < staticUntil {
 		for _, n := range staticLibraries {

@@ -171,8 +171,10 @@ func TestFiles(t *testing.T) {
 	linux10 := map[sdk.Kind][]string{
 		sdk.Headers: {"include"},
 		sdk.SharedLib: {"lib/libnvinfer.so.10", "lib/libnvinfer_plugin.so.10", "lib/libnvonnxparser.so.10",
-			"lib/libnvinfer_lean.so.10", "lib/libnvinfer_dispatch.so.10", "lib/libnvinfer_vc_plugin.so.10",
-			"lib/libnvinfer_builder_resource.so.10.3.0"},
+			"lib/libnvinfer_lean.so.10", "lib/libnvinfer_dispatch.so.10", "lib/libnvinfer_vc_plugin.so.10"},
+		// Opened by libnvinfer at run time, never linked (SONAME
+		// do_not_link_against_nvinfer_builder_resource).
+		sdk.Data: {"lib/libnvinfer_builder_resource.so.10.3.0"},
 		sdk.StaticLib: {"lib/libnvinfer_static.a", "lib/libnvinfer_plugin_static.a", "lib/libnvonnxparser_static.a",
 			"lib/libnvinfer_lean_static.a", "lib/libnvinfer_dispatch_static.a", "lib/libonnx_proto.a"},
 		sdk.Binary: {"bin/trtexec"},
@@ -186,8 +188,8 @@ func TestFiles(t *testing.T) {
 		{"tensorrt", "linux-x86_64", map[sdk.Kind][]string{ // 11.3.0: no static libraries
 			sdk.Headers: {"include"},
 			sdk.SharedLib: {"lib/libnvinfer.so.11", "lib/libnvinfer_plugin.so.11", "lib/libnvonnxparser.so.11",
-				"lib/libnvinfer_lean.so.11", "lib/libnvinfer_dispatch.so.11", "lib/libnvinfer_vc_plugin.so.11",
-				"lib/libnvinfer_builder_resource_sm75.so.11.3.0", "lib/libnvinfer_builder_resource_sm80.so.11.3.0",
+				"lib/libnvinfer_lean.so.11", "lib/libnvinfer_dispatch.so.11", "lib/libnvinfer_vc_plugin.so.11"},
+			sdk.Data: {"lib/libnvinfer_builder_resource_sm75.so.11.3.0", "lib/libnvinfer_builder_resource_sm80.so.11.3.0",
 				"lib/libnvinfer_builder_resource_sm86.so.11.3.0", "lib/libnvinfer_builder_resource_sm89.so.11.3.0",
 				"lib/libnvinfer_builder_resource_sm90.so.11.3.0", "lib/libnvinfer_builder_resource_sm100.so.11.3.0",
 				"lib/libnvinfer_builder_resource_sm120.so.11.3.0", "lib/libnvinfer_builder_resource_ptx.so.11.3.0"},
@@ -242,6 +244,9 @@ func TestBuilderResources(t *testing.T) {
 		for _, f := range fixup(t, batch(t, tc.cuda))[tc.pkg].Platforms[tc.platform].Files {
 			if strings.Contains(f.Path, "builder_resource") {
 				got = append(got, f.Path)
+				if f.Kind != sdk.Data || f.SONAME != "" {
+					t.Errorf("%s: kind %s soname %q, want data: libnvinfer opens it, nothing links it", f.Path, f.Kind, f.SONAME)
+				}
 			}
 		}
 		if d := cmp.Diff(tc.want, got); d != "" {
