@@ -295,7 +295,13 @@ func packageValue(s *pkgset.Set, p *pkgset.Package) *starlarkstruct.Struct {
 	for _, d := range p.Deps {
 		deps = append(deps, d.Name)
 	}
+	servedBy := sl.NewDict(len(p.Served))
+	for _, k := range slices.Sorted(maps.Keys(p.Served)) {
+		_ = servedBy.SetKey(sl.String(k), sl.String(p.Served[k].Name))
+	}
 	return newStruct(sl.StringDict{
+		"generic":     sl.Bool(p.Generic),
+		"served_by":   servedBy,
 		"name":        sl.String(p.Name),
 		"product":     sl.String(p.Product),
 		"manifest":    sl.String(p.Manifest),
