@@ -149,9 +149,10 @@ func Fetch(ctx context.Context, opts Options) (*Result, error) {
 		switch {
 		case err == nil:
 			res.Manifests = append(res.Manifests, got[i])
-		case !jobs[i].named && manifest.IsManifestError(err):
+		case !jobs[i].named && !f.locked(jobs[i]) && onlyRefusals(err):
 			// NVIDIA's listing holds a file this cudapkgs cannot use: the
-			// others are still delivered and locked.
+			// others are still delivered and locked. A mismatch with the
+			// lock, an outage or a locked manifest stays fatal.
 			res.Refused = append(res.Refused, err)
 		default:
 			fatal = append(fatal, err)
@@ -194,6 +195,35 @@ type fetcher struct {
 	lock     *Lock
 	dl       *downloader
 	progress Progress
+}
+
+// onlyRefusals reports whether every source answered for the manifest and
+// every answer was refused by the parser: the file itself is what cannot be
+// used, not the network or the lock.
+func onlyRefusals(err error) bool {
+	var fe *FetchError
+	if !errors.As(err, &fe) {
+		return manifest.IsManifestError(err)
+	}
+	if len(fe.Attempts) == 0 {
+		return false
+	}
+	for _, a := range fe.Attempts {
+		if !manifest.IsManifestError(a.Err) {
+			return false
+		}
+		var mm *MismatchError
+		if errors.As(a.Err, &mm) {
+			return false
+		}
+	}
+	return true
+}
+
+// locked reports whether the lock file has an entry for the job's manifest.
+func (f *fetcher) locked(j job) bool {
+	_, ok := f.lock.Manifests[Key(j.product, j.release)]
+	return ok
 }
 
 type job struct {

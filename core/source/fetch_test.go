@@ -582,3 +582,42 @@ func TestFetchListingWithARefusedManifest(t *testing.T) {
 		t.Errorf("by name: error = %v, want the manifest's", err)
 	}
 }
+
+// Only a file that every source served and the parser refused is skipped:
+// a mirror's broken answer next to NVIDIA's outage, or next to bytes that do
+// not match the lock, fails the fetch as before.
+func TestFetchRefusalIsNotAnOutage(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(s *testServer, o *Options)
+	}{
+		{"mirror broken, NVIDIA down", func(s *testServer, o *Options) {
+			s.set(func(s *testServer) { s.status[manifestPath("nv", "cuda", "12.9.0")] = 503 })
+		}},
+		{"mirror broken, NVIDIA's bytes not the locked ones", func(s *testServer, o *Options) {
+			l := NewLock(o.LockFile)
+			l.Manifests["cuda/redistrib_12.9.0.json"] = EntryFor([]byte("other bytes"))
+			if err := l.Write(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestServer(t)
+			s.serve("nv", "cuda", "12.4.1")
+			s.serve("nv", "cuda", "12.9.0")
+			s.serve("m1", "cuda", "12.4.1")
+			s.put(manifestPath("m1", "cuda", "12.9.0"), []byte("<html>not found</html>"))
+			// The listing comes from NVIDIA's folder; the mirror has none.
+			var log syncBuffer
+			o := s.options(t, &log)
+			o.Products = []string{"cuda"}
+			o.Sources.Mirrors = []string{s.base("m1")}
+			o.Attempts = 1
+			tc.setup(s, &o)
+			if res, err := Fetch(context.Background(), o); err == nil {
+				t.Fatalf("fetch succeeded, refused %v; want it to fail", res.Refused)
+			}
+		})
+	}
+}
