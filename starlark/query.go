@@ -300,7 +300,7 @@ func packageValue(s *pkgset.Set, p *pkgset.Package) *starlarkstruct.Struct {
 		_ = servedBy.SetKey(sl.String(k), sl.String(p.Served[k].Name))
 	}
 	return newStruct(sl.StringDict{
-		"generic":     sl.Bool(p.Generic),
+		"generic":     stringsValue(slices.Sorted(maps.Keys(p.Generic))),
 		"served_by":   servedBy,
 		"name":        sl.String(p.Name),
 		"product":     sl.String(p.Product),

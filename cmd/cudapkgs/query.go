@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -120,9 +121,9 @@ type jsonPackage struct {
 	Version  string `json:"version,omitempty"`
 	License  string `json:"license,omitempty"`
 	Role     string `json:"role"`
-	// Generic: no plugin knows the package; it is served from the archive's
-	// conventional layout (include/, lib/, bin/).
-	Generic bool `json:"generic,omitempty"`
+	// Generic are the platforms where no plugin knows the package; it is
+	// served there from the archive's conventional layout (include/, lib/, bin/).
+	Generic []string `json:"generic,omitempty"`
 	// StaticLinkopts are the system libraries the static link set needs.
 	StaticLinkopts []string                         `json:"static_linkopts,omitempty"`
 	Deps           []jsonDep                        `json:"deps"`
@@ -182,7 +183,7 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 			js.Releases[p] = v.String()
 		}
 		for _, p := range s.Packages {
-			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Generic: p.Generic, StaticLinkopts: p.StaticLinkopts, Deps: []jsonDep{},
+			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Generic: slices.Sorted(maps.Keys(p.Generic)), StaticLinkopts: p.StaticLinkopts, Deps: []jsonDep{},
 				Platforms: map[string]jsonArchive{}, Files: map[string]map[string][]jsonFile{}, Unavailable: p.Unavailable}
 			for _, d := range p.Deps {
 				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Static: d.Static, Since: d.Since, Until: d.Until, Platforms: d.Platforms})

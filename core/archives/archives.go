@@ -196,7 +196,7 @@ func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Pl
 	}
 	r.CUDA[cuda.String()] = true
 	r.Platforms[t.Name()] = true
-	r.Generic = r.Generic || pkg.Generic
+	r.Generic = r.Generic || pkg.Generic[t.Name()]
 	for _, f := range pkg.Files[t.Name()] {
 		r.Files[f] = true
 	}
@@ -396,24 +396,18 @@ func (ix *Index) Select(pkg string, key func(Cell) string, served func(*Archive)
 	return append(keys, defaultKey), append(labels, "//unusable:"+pkg)
 }
 
-// StaticPackages are the packages whose every archive, wherever one serves
-// them, has static libraries: they get a <name>_static hub target, the
-// static link set (libraries, the static sets of what they need, system
-// libraries). A package static somewhere only gets none, rather than a
-// target that fails on some platforms for lack of files.
+// StaticPackages are the packages with static libraries in some archive:
+// they get a <name>_static hub target, the static link set (libraries, the
+// static sets of what they need, system libraries), which is the plain
+// target where a version's archive has none.
 func (ix *Index) StaticPackages() map[string]bool {
 	out := map[string]bool{}
 	for _, name := range ix.Packages() {
-		static, any := true, false
 		for _, c := range ix.Cells(name) {
-			if c.Archive == nil {
-				continue
+			if c.Archive != nil && c.Archive.HasKind("static_lib") {
+				out[name] = true
+				break
 			}
-			any = true
-			static = static && c.Archive.HasKind("static_lib")
-		}
-		if any && static {
-			out[name] = true
 		}
 	}
 	return out

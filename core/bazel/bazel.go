@@ -259,7 +259,7 @@ func (g *generator) repoBuild(r *archives.Archive) {
 	for _, i := range imports {
 		b.Stmt = append(b.Stmt, i)
 	}
-	top := func(name string, libs []build.Expr) {
+	top := func(name string, libs []build.Expr) *build.CallExpr {
 		deps := &build.ListExpr{ForceMultiLine: true}
 		if hasHeaders {
 			deps.List = append(deps.List, buildfile.Str(":headers"))
@@ -270,7 +270,9 @@ func (g *generator) repoBuild(r *archives.Archive) {
 			deps.ForceMultiLine = len(deps.List) > 1
 			args = append(args, buildfile.Arg("deps", deps))
 		}
-		b.Stmt = append(b.Stmt, buildfile.Call("cc_library", args...))
+		lib := buildfile.Call("cc_library", args...)
+		b.Stmt = append(b.Stmt, lib)
+		return lib
 	}
 	// The package's own edges go through the hub, so they follow the same
 	// version and platform as the package itself.
@@ -281,44 +283,42 @@ func (g *generator) repoBuild(r *archives.Archive) {
 		}
 		return out
 	}
-	top(r.Manifest, append(slices.Clone(shared), hubLabels(r.Deps)...))
+	lib := top(r.Manifest, append(slices.Clone(shared), hubLabels(r.Deps)...))
+	if len(r.Runtime) > 0 {
+		lib.List = append(lib.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.Runtime), ForceMultiLine: len(r.Runtime) > 1}})
+	}
 	if r.Generic {
 		// No plugin knows the package: its shared libraries are whatever
 		// the conventional lib/ holds once unpacked.
-		last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
-		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("srcs"), Op: "=",
+		lib.List = append(lib.List, &build.AssignExpr{LHS: buildfile.Ident("srcs"), Op: "=",
 			RHS: buildfile.Call("glob", buildfile.Arg("include", buildfile.StrList(pkgset.GenericLibGlobs())), buildfile.Arg("allow_empty", buildfile.Ident("True")))})
-		last.Comments.Before = []build.Comment{{Token: "# Generic: no plugin knows " + r.Manifest + "; headers from include/, shared libraries from lib/, tools from bin/."}}
+		lib.Comments.Before = []build.Comment{{Token: "# Generic: no plugin knows " + r.Manifest + "; headers from include/, shared libraries from lib/, tools from bin/."}}
 		if len(bins) == 0 {
 			b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("bin")),
 				buildfile.Arg("srcs", buildfile.Call("glob", buildfile.Arg("include", buildfile.StrList([]string{pkgset.GenericBin + "/**"})), buildfile.Arg("allow_empty", buildfile.Ident("True"))))))
 		}
 	}
-	if len(r.Runtime) > 0 {
-		last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
-		last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.Runtime), ForceMultiLine: len(r.Runtime) > 1}})
-	}
 	if len(static) > 0 {
 		// The static link set: the package's static libraries, the static
-		// sets of what it links (and of its static-only edges), and the
-		// system libraries they need, so that one label links statically.
+		// sets of what it links and of its static-only edges (the plain
+		// target of one without static libraries: headers, or a shared
+		// library there is no static form of), and the system libraries
+		// they need, so that one label links statically.
 		needs := maps.Clone(r.StaticDeps)
 		for d := range r.Deps {
 			needs[d] = true
 		}
 		var labels []build.Expr
 		for _, d := range slices.Sorted(maps.Keys(needs)) {
-			switch {
-			case g.static[d]:
+			if g.static[d] {
 				labels = append(labels, buildfile.Str("@"+g.opts.Name+"//:"+d+"_static"))
-			case r.StaticDeps[d]:
+			} else {
 				labels = append(labels, buildfile.Str("@"+g.opts.Name+"//:"+d))
 			}
 		}
-		top("static", append(slices.Clone(static), labels...))
+		slib := top("static", append(slices.Clone(static), labels...))
 		if len(r.StaticLinkopts) > 0 {
-			last := b.Stmt[len(b.Stmt)-1].(*build.CallExpr)
-			last.List = append(last.List, &build.AssignExpr{LHS: buildfile.Ident("linkopts"), Op: "=", RHS: buildfile.SortedStrList(slices.Collect(maps.Keys(r.StaticLinkopts)))})
+			slib.List = append(slib.List, &build.AssignExpr{LHS: buildfile.Ident("linkopts"), Op: "=", RHS: buildfile.SortedStrList(slices.Collect(maps.Keys(r.StaticLinkopts)))})
 		}
 	}
 	if len(stubs) > 0 {
@@ -471,7 +471,15 @@ func (g *generator) hub(cfg *config.Config) {
 		// configuration repository's pins: docs/bazel.md).
 		keys, labels := g.ix.Select(name,
 			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
-			func(a *archives.Archive) string { return "@" + a.Name + "//:static" },
+			func(a *archives.Archive) string {
+				// Where this version's archive has no static libraries
+				// (they moved to another package in a later release), the
+				// plain target stands in.
+				if a.HasKind("static_lib") {
+					return "@" + a.Name + "//:static"
+				}
+				return "@" + a.Name + "//:" + a.Manifest
+			},
 			"//conditions:default")
 		f.Stmt = append(f.Stmt, buildfile.Call("alias",
 			buildfile.Arg("name", buildfile.Str(name+"_static")),

@@ -2,6 +2,7 @@ package pkgset
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -25,7 +26,10 @@ func GenericLibGlobs() []string {
 // written, or a user's product without overrides), and records a warning on
 // the set. It is never silently an empty library or "unusable".
 func MarkGeneric(s *Set, pkg *Package, plat string) {
-	pkg.Generic = true
+	if pkg.Generic == nil {
+		pkg.Generic = map[string]bool{}
+	}
+	pkg.Generic[plat] = true
 	if pkg.Files == nil {
 		pkg.Files = map[string][]File{}
 	}
@@ -44,15 +48,43 @@ func MarkGeneric(s *Set, pkg *Package, plat string) {
 // user's own, which no plugin fixes) that has an archive on a platform and
 // no files there once the overrides ran: without it, it would be an empty
 // library.
+//
+// An override usually names the default (libnccl), not its versioned names
+// (libnccl_2_21): where another package of the set has files for the same
+// archive, those are the archive's files, and they are used instead.
 func GenericWhereEmpty(s *Set, products []string) {
+	type filed struct {
+		files []File
+		role  string
+	}
+	known := map[string]filed{} // archive sha256 -> a package's files for it
+	for _, p := range s.Packages {
+		for _, plat := range slices.Sorted(maps.Keys(p.Platforms)) {
+			a := p.Platforms[plat]
+			if fs := p.Files[plat]; len(fs) > 0 && known[a.SHA256].files == nil {
+				known[a.SHA256] = filed{fs, p.Role}
+			}
+		}
+	}
 	for _, p := range s.Packages {
 		if !slices.Contains(products, p.Product) {
 			continue
 		}
-		for plat := range p.Platforms {
-			if len(p.Unavailable[plat]) == 0 && len(p.Files[plat]) == 0 {
-				MarkGeneric(s, p, plat)
+		for _, plat := range slices.Sorted(maps.Keys(p.Platforms)) {
+			if len(p.Unavailable[plat]) > 0 || len(p.Files[plat]) > 0 {
+				continue
 			}
+			if k := known[p.Platforms[plat].SHA256]; k.files != nil {
+				if p.Files == nil {
+					p.Files = map[string][]File{}
+				}
+				p.Files[plat] = k.files
+				if p.Role == "" {
+					p.Role = k.role
+				}
+				continue
+			}
+			MarkGeneric(s, p, plat)
 		}
 	}
 }

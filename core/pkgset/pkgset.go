@@ -63,9 +63,9 @@ type Package struct {
 	// default name there (see ChooseDefaults); nil when the chosen release
 	// serves every platform it can.
 	Served map[string]Served
-	// Generic says no plugin knows the package: it is served from the
-	// archive's conventional layout (see MarkGeneric).
-	Generic bool
+	// Generic are the platforms where no plugin knows the package: it is
+	// served there from the archive's conventional layout (MarkGeneric).
+	Generic map[string]bool
 	// Broken says the manifest entry itself could not be read (its
 	// Problems); such a package has no archive anywhere, and no plugin is
 	// asked about it.
