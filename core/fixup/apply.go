@@ -30,6 +30,9 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 	}
 	var jobs []job
 	rs := h.renames()
+	if err := rs.check(); err != nil {
+		return err
+	}
 	for _, s := range sets {
 		for _, b := range Batches(cfg, s) {
 			r, ok := h.byProduct[b.Product]
@@ -244,7 +247,7 @@ func resolveDep(b *sdk.Batch, d sdk.Dep, rs renames) (string, error) {
 		return name, nil
 	}
 	if cuda, perr := version.Parse(b.CUDA); perr == nil {
-		if next, ok := rs.successor(d.Package, cuda); ok {
+		if next, ok := rs.successorIn(b, d.Package, cuda); ok {
 			d.Package = next
 			if name, nerr := resolveName(b, d); nerr == nil {
 				return name, nil
@@ -326,7 +329,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 		p.Deps = nil
 		for _, d := range pr.Deps {
 			name, _ := resolveDep(b, d, rs)
-			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Static: d.Static, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Static: d.Static, Release: d.Release, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 		}
 		slices.SortFunc(p.Deps, func(a, b pkgset.Dep) int { return strings.Compare(a.Name, b.Name) })
 	}

@@ -2,6 +2,7 @@ package fixup
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -12,6 +13,8 @@ import (
 type rename struct {
 	pkg, replaces string
 	since         version.Version
+	plugin        string   // who declared it, for messages
+	products      []string // the declaring plugin's: the new package must be one of theirs
 }
 
 // renames are every rename the plugins in use declared.
@@ -32,17 +35,37 @@ func parseRenames(d sdk.Description) (renames, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rename of %s to %s: since: %w", r.Replaces, r.Package, err)
 		}
-		out = append(out, rename{pkg: r.Package, replaces: r.Replaces, since: v})
+		out = append(out, rename{pkg: r.Package, replaces: r.Replaces, since: v, plugin: d.Name, products: d.Products})
 	}
 	return out, nil
 }
 
-// successor is the package that replaces manifest name old in the CUDA cuda
-// set, if a rename says so.
-func (rs renames) successor(old string, cuda version.Version) (string, bool) {
+// check refuses renames that would make an old name ambiguous: two renames
+// of one name (from one plugin or two). Edges and aliases then always agree.
+func (rs renames) check() error {
+	seen := map[string]rename{}
 	for _, r := range rs {
-		if r.replaces == old && !cuda.Less(r.since) {
-			return r.pkg, true
+		if prev, dup := seen[r.replaces]; dup {
+			return fmt.Errorf("plugins %s and %s both rename %s (to %s since %s, and to %s since %s): expected one rename of a name",
+				prev.plugin, r.plugin, r.replaces, prev.pkg, prev.since, r.pkg, r.since)
+		}
+		seen[r.replaces] = r
+	}
+	return nil
+}
+
+// successorIn is the package that replaces manifest name old in the batch's
+// set (CUDA cuda), if a rename says so and the new package is in the set and
+// of the declaring plugin's products, as alias requires.
+func (rs renames) successorIn(b *sdk.Batch, old string, cuda version.Version) (string, bool) {
+	for _, r := range rs {
+		if r.replaces != old || cuda.Less(r.since) {
+			continue
+		}
+		for _, sp := range b.SetPackages {
+			if sp.Manifest == r.pkg && slices.Contains(r.products, sp.Product) {
+				return r.pkg, true
+			}
 		}
 	}
 	return "", false
@@ -55,9 +78,10 @@ func (rs renames) alias(s *pkgset.Set) {
 		if s.CUDA.Less(r.since) {
 			continue
 		}
-		_, hasNew := s.Package(r.pkg)
+		np, hasNew := s.Package(r.pkg)
 		_, hasOld := s.Package(r.replaces)
-		if !hasNew || hasOld {
+		// A plugin renames its own products' packages only.
+		if !hasNew || hasOld || !slices.Contains(r.products, np.Product) {
 			continue
 		}
 		if s.Aliases == nil {

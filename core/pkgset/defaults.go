@@ -67,6 +67,67 @@ func ChooseDefaults(cfg *config.Config, s *Set) {
 		sort.SliceStable(g.versions, func(i, j int) bool { return g.versions[j].Release.Less(g.versions[i].Release) })
 		chooseFor(g.def, g.versions)
 	}
+	retarget(s)
+}
+
+// retarget keeps an edge that asked for one release of a default name (a
+// samples package for the library of its own release) on that release, under
+// its versioned name, on the platforms where the default now serves another.
+func retarget(s *Set) {
+	for _, p := range s.Packages {
+		var out []Dep
+		for _, d := range p.Deps {
+			out = append(out, retargetDep(s, p, d)...)
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		p.Deps = out
+	}
+}
+
+func retargetDep(s *Set, p *Package, d Dep) []Dep {
+	def, ok := s.Package(d.Name)
+	want, err := version.Parse(d.Release)
+	if d.Release == "" || err != nil || !ok || len(def.Served) == 0 {
+		return []Dep{d}
+	}
+	plats := map[string]bool{}
+	for _, q := range []*Package{p, def} {
+		for t := range q.Platforms {
+			plats[t] = true
+		}
+		for t := range q.Unavailable {
+			plats[t] = true
+		}
+	}
+	if len(d.Platforms) > 0 {
+		maps.DeleteFunc(plats, func(t string, _ bool) bool { return !slices.Contains(d.Platforms, t) })
+	}
+	var moved, kept []string
+	for _, t := range slices.Sorted(maps.Keys(plats)) {
+		if sv, served := def.Served[t]; served && !sv.Release.HasPrefix(want) {
+			moved = append(moved, t)
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	var alt *Package
+	for _, q := range s.Packages {
+		if q.Manifest == def.Manifest && q.Product == def.Product && q.Name != def.Name && q.Release.HasPrefix(want) &&
+			(alt == nil || alt.Release.Less(q.Release)) {
+			alt = q
+		}
+	}
+	if len(moved) == 0 || alt == nil {
+		return []Dep{d}
+	}
+	to := d
+	to.Name, to.Platforms = alt.Name, moved
+	if len(kept) == 0 {
+		to.Platforms = d.Platforms // every platform the edge held on
+		return []Dep{to}
+	}
+	d.Platforms = kept
+	return []Dep{d, to}
 }
 
 func usable(p *Package, plat string) bool {

@@ -1,6 +1,7 @@
 package pkgset_test
 
 import (
+	"sort"
 	"strings"
 	"testing"
 
@@ -86,6 +87,30 @@ func TestChooseDefaults(t *testing.T) {
 	d2, _ := again.Package("libfoo")
 	if diff := cmp.Diff(def, d2); diff != "" {
 		t.Errorf("second run differs:\n%s", diff)
+	}
+}
+
+// An edge that asked for the default's own release (samples for the cuDNN
+// of their release) keeps it, under the versioned name, where the default
+// is now served by an older release.
+func TestChooseDefaultsKeepsReleaseEdges(t *testing.T) {
+	s := defaultsSet()
+	own := &pkgset.Package{Name: "libfoo_9_2", Product: "foo", Manifest: "libfoo", Release: version.MustParse("9.2"), Version: version.MustParse("9.2.1"),
+		Platforms: map[string]pkgset.Archive{}, Unavailable: map[string][]string{}}
+	samples := &pkgset.Package{Name: "libfoo_samples", Product: "foo", Manifest: "libfoo_samples", Release: version.MustParse("9.2"), Version: version.MustParse("9.2.1"),
+		Platforms:   map[string]pkgset.Archive{"linux-x86_64": {}, "linux-jetson": {}},
+		Unavailable: map[string][]string{},
+		Deps:        []pkgset.Dep{{Name: "libfoo", Release: "9.2"}, {Name: "libbar"}}}
+	s.Packages = append(s.Packages, own, samples)
+	sort.Slice(s.Packages, func(i, j int) bool { return s.Packages[i].Name < s.Packages[j].Name })
+	pkgset.ChooseDefaults(defaultsConfig(t), s)
+	want := []pkgset.Dep{
+		{Name: "libbar"},
+		{Name: "libfoo", Release: "9.2", Platforms: []string{"linux-sbsa", "linux-x86_64"}},
+		{Name: "libfoo_9_2", Release: "9.2", Platforms: []string{"linux-jetson"}},
+	}
+	if diff := cmp.Diff(want, samples.Deps); diff != "" {
+		t.Errorf("samples deps (-want +got):\n%s", diff)
 	}
 }
 

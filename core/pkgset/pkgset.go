@@ -85,6 +85,9 @@ type Dep struct {
 	Name      string // the package's name in this set
 	Runtime   bool   // loaded at run time rather than linked
 	Static    bool   // of the static link set only
+	// Release is the release prefix the edge asked for ("9.12": a samples
+	// package's own library), "" for any.
+	Release string
 	Since     string // CUDA versions the edge holds for, as the plugin says
 	Until     string
 	Platforms []string // only these target platforms; empty for all
