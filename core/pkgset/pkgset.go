@@ -82,12 +82,12 @@ type File struct {
 
 // Dep is an edge to another package of the same set.
 type Dep struct {
-	Name      string // the package's name in this set
-	Runtime   bool   // loaded at run time rather than linked
-	Static    bool   // of the static link set only
+	Name    string // the package's name in this set
+	Runtime bool   // loaded at run time rather than linked
+	Static  bool   // of the static link set only
 	// Release is the release prefix the edge asked for ("9.12": a samples
 	// package's own library), "" for any.
-	Release string
+	Release   string
 	Since     string // CUDA versions the edge holds for, as the plugin says
 	Until     string
 	Platforms []string // only these target platforms; empty for all
