@@ -243,6 +243,9 @@ func clonePackage(p *pkgset.Package) *pkgset.Package {
 		}
 	}
 	c.Deps = slices.Clone(p.Deps)
+	c.Served = maps.Clone(p.Served)
+	c.Generic = maps.Clone(p.Generic)
+	c.StaticLinkopts = slices.Clone(p.StaticLinkopts)
 	return &c
 }
 
@@ -266,7 +269,11 @@ func changePin(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
 			continue
 		}
 		have = append(have, q.Release.String()+" ("+q.Name+")")
-		if q.Release.HasPrefix(want) && (best == nil || best.Release.Less(q.Release)) {
+		// At equal releases the versioned name wins: it is that release
+		// everywhere, while the default may be served by another release on
+		// some platforms (pkgset.ChooseDefaults).
+		if q.Release.HasPrefix(want) && (best == nil || best.Release.Less(q.Release) ||
+			(best.Release.Equal(q.Release) && best.Name == best.Manifest && q.Name != q.Manifest)) {
 			best = q
 		}
 	}
