@@ -341,6 +341,9 @@ func linuxNames() []string {
 func resolveCUDA(want []string, avail Available) ([]version.Version, error) {
 	have := avail.Releases[avail.Toolkit]
 	if len(have) == 0 {
+		if rs := avail.Refused[avail.Toolkit]; len(rs) > 0 {
+			return nil, fmt.Errorf("option cuda: every CUDA toolkit manifest was refused (%d), the first because: %s", len(rs), rs[0].Reason)
+		}
 		return nil, fmt.Errorf("option cuda: the manifests hold no CUDA toolkit release")
 	}
 	if len(want) == 0 {
@@ -359,7 +362,7 @@ func resolveCUDA(want []string, avail Available) ([]version.Version, error) {
 				match = h // ascending: the last match is the newest
 			}
 		}
-		if r, ok := avail.refusedMatch(avail.Toolkit, v, v.Parts() < 3); ok && (match.IsZero() || v.Parts() >= 3) {
+		if r, ok := avail.refusedMatch(avail.Toolkit, v, v.Parts() < 3); ok && match.IsZero() {
 			return nil, fmt.Errorf("option cuda: CUDA release %s cannot be used: its manifest was refused: %s", r.Release, r.Reason)
 		}
 		if match.IsZero() {

@@ -118,3 +118,37 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// A release whose manifest was refused is not served; asking for it by name
+// says why, and a prefix that other releases match still works.
+func TestRefusedReleases(t *testing.T) {
+	v := func(s string) version.Version { return version.MustParse(s) }
+	avail := Available{Toolkit: "cuda",
+		Releases: map[string][]version.Version{"cuda": {v("12.4.1"), v("13.0.0")}, "cudnn": {v("9.5.1")}},
+		Refused: map[string][]RefusedRelease{
+			"cuda":  {{Release: "12.6.0", Reason: "f.json:1:2: bad sha256"}, {Release: "13.0.0.0", Reason: "twin"}},
+			"cudnn": {{Release: "9.6.0", Reason: "g.json: invalid JSON"}},
+		}}
+	for _, tt := range []struct {
+		cuda    []string
+		pins    []string
+		wantErr string
+	}{
+		{cuda: []string{"12.6.0"}, wantErr: "option cuda: CUDA release 12.6.0 cannot be used: its manifest was refused: f.json:1:2: bad sha256"},
+		{cuda: []string{"12.6"}, wantErr: "CUDA release 12.6.0 cannot be used"},
+		{cuda: []string{"12"}},
+		{cuda: []string{"13.0.0"}}, // a good 13.0.0 wins over a refused 13.0.0.0
+		{pins: []string{"cudnn=9.6"}, wantErr: `option pins: "cudnn=9.6": cudnn release 9.6.0 cannot be used: its manifest was refused: g.json: invalid JSON`},
+		{pins: []string{"cudnn=9.5"}},
+	} {
+		_, err := Evaluate(avail, Defaults{}, Literal{From: "test", Options: Options{CUDA: tt.cuda, Pins: tt.pins}})
+		if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("cuda %v pins %v: error %v, want %q", tt.cuda, tt.pins, err, tt.wantErr)
+		}
+	}
+	none := Available{Toolkit: "cuda", Releases: map[string][]version.Version{"cuda": nil},
+		Refused: map[string][]RefusedRelease{"cuda": {{Release: "12.6.0", Reason: "bad"}}}}
+	if _, err := Evaluate(none, Defaults{}); err == nil || !strings.Contains(err.Error(), "every CUDA toolkit manifest was refused (1), the first because: bad") {
+		t.Errorf("all refused: %v", err)
+	}
+}

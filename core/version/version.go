@@ -132,7 +132,8 @@ func (v Version) Part(i int) int {
 	return n
 }
 
-// Truncate returns the first n parts as a new Version ("12.4.1" -> "12.4").
+// Truncate returns the first n parts as a new Version ("12.4.1" -> "12.4"),
+// written canonically ("12.04.1" -> "12.4"), as names built from it expect.
 func (v Version) Truncate(n int) Version {
 	if n >= v.n {
 		return v
@@ -140,19 +141,11 @@ func (v Version) Truncate(n int) Version {
 	if n < 1 {
 		n = 1
 	}
-	cut, dots := len(v.text), 0
-	for i := 0; i < len(v.text); i++ {
-		if v.text[i] == '.' {
-			dots++
-			if dots == n {
-				cut = i
-				break
-			}
-		}
+	parts := make([]int, n)
+	for i := range parts {
+		parts[i] = v.Part(i)
 	}
-	// Re-parsing keeps the text canonical for the kept parts (no leading
-	// zeros dropped: "12.04.1" truncates to "12.04", as written).
-	return MustParse(v.text[:cut])
+	return New(parts...)
 }
 
 // MajorMinor is Truncate(2), the granularity of NVIDIA's compatibility tables.

@@ -133,6 +133,12 @@ func TestLongVersions(t *testing.T) {
 	if got := v.Truncate(4).String(); got != "13.3.3.3" {
 		t.Errorf("Truncate(4) = %s", got)
 	}
+	if got := MustParse("1.2.3.4.05.6").Truncate(5).String(); got != "1.2.3.4.5" {
+		t.Errorf("Truncate(5) = %s, want canonical 1.2.3.4.5", got)
+	}
+	if got := MustParse("2025.03.1").MajorMinor().String(); got != "2025.3" {
+		t.Errorf("MajorMinor = %s, want canonical 2025.3 (names built from it must not split)", got)
+	}
 	if !v.HasPrefix(MustParse("13.3.3.3")) || v.HasPrefix(MustParse("13.3.3.3.2")) || !v.HasPrefix(MustParse("13.3.3.3.1")) {
 		t.Errorf("HasPrefix wrong for %s", v)
 	}
