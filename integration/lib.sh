@@ -54,6 +54,29 @@ expect_nvcc() { # BINARY WANT (a prefix of the embedded string)
   local got; got=$(nvcc_fixture "$1")
   case "$got" in "$2"*) ;; *) fail "$1 was compiled by '$got', want '$2…'" ;; esac
 }
+check_driver_api() { # BINARY: linked against the libcuda.so stub, it loads the host's libcuda.so.1
+  local bin=$1 dyn
+  dyn=$(in_ws readelf -d "$bin")
+  grep -q 'NEEDED.*\[libcuda.so.1\]' <<<"$dyn" || fail "$bin does not need libcuda.so.1"
+  if grep -E 'R(UN)?PATH' <<<"$dyn" | grep -q stubs; then
+    fail "$bin has a stubs folder in its RUNPATH: $(grep -E 'R(UN)?PATH' <<<"$dyn")"
+  fi
+  if in_ws find -L "$bin.runfiles" -name 'libcuda.so*' 2>/dev/null | grep -q .; then
+    fail "the libcuda stub is in $bin's runfiles"
+  fi
+  # Without a driver the loader's "cannot open" is what is expected; a host
+  # with one answers cuInit with its own code. The stub's 34
+  # (CUDA_ERROR_STUB_LIBRARY) never.
+  in_ws "$bin" >"$LOG/driver_api.out" 2>"$LOG/driver_api.err" || true
+  cat "$LOG/driver_api.out" "$LOG/driver_api.err"
+  if grep -q 'cuInit: 34' "$LOG/driver_api.out"; then
+    fail "$bin loaded the stub (CUDA_ERROR_STUB_LIBRARY)"
+  fi
+  grep -q 'libcuda.so.1: cannot open' "$LOG/driver_api.err" || grep -q 'cuInit: ' "$LOG/driver_api.out" \
+    || fail "$bin neither ran nor failed to load libcuda.so.1"
+  echo "  NEEDED libcuda.so.1, no stub in RUNPATH or runfiles"
+}
+
 processes() { # FILE: Bazel's last "INFO: N processes: ..." line
   grep -E '^INFO: [0-9]+ process(es)?: ' "$1" | tail -n 1 || true
 }

@@ -396,21 +396,16 @@ func (ix *Index) Select(pkg string, key func(Cell) string, served func(*Archive)
 	return append(keys, defaultKey), append(labels, "//unusable:"+pkg)
 }
 
-// StaticPackages are the packages with static libraries in some archive:
-// they get a <name>_static hub target, the static link set (libraries, the
-// static sets of what they need, system libraries), which is the plain
-// target where a version's archive has none.
-func (ix *Index) StaticPackages() map[string]bool {
-	out := map[string]bool{}
-	for _, name := range ix.Packages() {
-		for _, c := range ix.Cells(name) {
-			if c.Archive != nil && c.Archive.HasKind("static_lib") {
-				out[name] = true
-				break
-			}
+// HasKind reports whether some archive serving the package has a file of
+// the kind (static_lib, stub_lib): the emitters give such packages a hub
+// target for it (<name>_static, <name>_stubs).
+func (ix *Index) HasKind(pkg, kind string) bool {
+	for _, c := range ix.Cells(pkg) {
+		if c.Archive != nil && c.Archive.HasKind(kind) {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // Sanitize replaces every character but letters, digits and _ by _: what

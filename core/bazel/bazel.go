@@ -118,10 +118,10 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, tree: Tree{}}
 	g.pinnable = pinnable(g.sets)
 	g.pinned = pinnedNames(g.pinnable)
-	g.static = ix.StaticPackages()
-	for name := range g.static {
-		if ix.HasPackage(name + "_static") {
-			delete(g.static, name) // a package of that name wins
+	g.static = map[string]bool{}
+	for _, name := range ix.Packages() {
+		if ix.HasKind(name, "static_lib") && !ix.HasPackage(name+"_static") {
+			g.static[name] = true
 		}
 	}
 	g.workspace()
@@ -193,7 +193,7 @@ func (g *generator) workspace() {
 
 // repoBuild writes repos/<repo>.BUILD from the plugins' file lists.
 func (g *generator) repoBuild(r *archives.Archive) {
-	names := archives.NewTargetNames(r.Manifest, "headers", "static", "stubs", "bin", "data")
+	names := archives.NewTargetNames(r.Manifest, "headers", "static", "stubs", "link_stubs", "bin", "data")
 	var hdrGlobs, hdrFiles, includes, stubs, bins, data []string
 	var imports, shared, static []build.Expr
 	for _, f := range r.SortedFiles() {
@@ -235,6 +235,9 @@ func (g *generator) repoBuild(r *archives.Archive) {
 	// defs.bzl, which every rules_cc release has (Debian's 0.0.4, the one
 	// Bazel 4.2.3 works with offline, included), rather than the per-rule
 	// files of recent releases; buildifier accepts any load of the name.
+	if len(stubs) > 0 {
+		b.Stmt = append(b.Stmt, buildfile.Load("@"+g.opts.Name+"//rules:cuda.bzl", "cuda_stub_library"))
+	}
 	if len(imports) > 0 {
 		b.Stmt = append(b.Stmt, buildfile.Load("@rules_cc//cc:defs.bzl", "cc_import", "cc_library"))
 	} else {
@@ -323,6 +326,16 @@ func (g *generator) repoBuild(r *archives.Archive) {
 	}
 	if len(stubs) > 0 {
 		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("stubs")), buildfile.Arg("srcs", buildfile.SortedStrList(stubs))))
+		// Linking against a stub (libcuda.so, libnvidia-ml.so): the link
+		// records the stub's SONAME (libcuda.so.1) and the binary loads the
+		// host driver's at run time; cuda_stub_library keeps the stub off
+		// the RUNPATH and out of the runfiles, so it never shadows it.
+		args := []buildfile.KV{buildfile.Arg("name", buildfile.Str("link_stubs"))}
+		if hasHeaders {
+			args = append(args, buildfile.Arg("deps", buildfile.StrList([]string{":headers"})))
+		}
+		args = append(args, buildfile.Arg("stubs", buildfile.SortedStrList(stubs)))
+		b.Stmt = append(b.Stmt, buildfile.Call("cuda_stub_library", args...))
 	}
 	if len(bins) > 0 {
 		b.Stmt = append(b.Stmt, buildfile.Call("filegroup", buildfile.Arg("name", buildfile.Str("bin")), buildfile.Arg("srcs", buildfile.SortedStrList(bins))))
@@ -466,26 +479,40 @@ func (g *generator) hub(cfg *config.Config) {
 			buildfile.Arg("name", buildfile.Str(name)),
 			buildfile.Arg("actual", actual)))
 	}
-	for _, name := range slices.Sorted(maps.Keys(g.static)) {
-		// The static link set follows the generated default (not the
-		// configuration repository's pins: docs/bazel.md).
+	// The static link set and the stubs to link against follow the
+	// generated default (not the configuration repository's pins:
+	// docs/bazel.md). Where a version's archive has none (static libraries
+	// that moved to another package in a later release), the plain target
+	// stands in.
+	f.Stmt = append(f.Stmt, g.kindAliases("_static", "static_lib", "static")...)
+	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", "stub_lib", "link_stubs")...)
+	g.put(f)
+}
+
+// kindAliases are the hub's <package><suffix> aliases for the packages with
+// a file of the kind in some archive: per cell, the archive's target where it
+// has such files, its top target where not, the unusable target where no
+// archive serves.
+func (g *generator) kindAliases(suffix, kind, target string) []build.Expr {
+	var out []build.Expr
+	for _, name := range g.ix.Packages() {
+		if !g.ix.HasKind(name, kind) || g.ix.HasPackage(name+suffix) {
+			continue // none; or a package of that name wins
+		}
 		keys, labels := g.ix.Select(name,
 			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
 			func(a *archives.Archive) string {
-				// Where this version's archive has no static libraries
-				// (they moved to another package in a later release), the
-				// plain target stands in.
-				if a.HasKind("static_lib") {
-					return "@" + a.Name + "//:static"
+				if a.HasKind(kind) {
+					return "@" + a.Name + "//:" + target
 				}
 				return "@" + a.Name + "//:" + a.Manifest
 			},
 			"//conditions:default")
-		f.Stmt = append(f.Stmt, buildfile.Call("alias",
-			buildfile.Arg("name", buildfile.Str(name+"_static")),
+		out = append(out, buildfile.Call("alias",
+			buildfile.Arg("name", buildfile.Str(name+suffix)),
 			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List)))))
 	}
-	g.put(f)
+	return out
 }
 
 // unusable writes unusable/defs.bzl, a rule that fails at analysis with its

@@ -285,6 +285,28 @@ cuda_library = rule(
     doc = "Compiles .cu files with the nvcc toolchain; cc_binary and cc_test link the result (_CcInfo).",
 )
 
+def _cuda_stub_library_impl(ctx):
+    # The stubs go on the link line by path, not as libraries: the linker
+    # records their SONAME (libcuda.so.1) as NEEDED, and Bazel adds no
+    # RUNPATH or runfiles entry for them, so the host driver's library is the
+    # one loaded at run time.
+    stubs = ctx.files.stubs
+    own = _CcInfo(linking_context = _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
+        owner = ctx.label,
+        user_link_flags = depset([f.path for f in stubs]),
+        additional_inputs = depset(stubs),
+    )])))
+    return [_cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = [d[_CcInfo] for d in ctx.attr.deps])]
+
+cuda_stub_library = rule(
+    implementation = _cuda_stub_library_impl,
+    attrs = {
+        "deps": attr.label_list(providers = [_CcInfo], doc = "headers to compile against (the package's)"),
+        "stubs": attr.label_list(allow_files = [".so"], mandatory = True, doc = "link stubs (lib/stubs/libcuda.so)"),
+    },
+    doc = "Links against driver stubs (libcuda.so, libnvidia-ml.so) without putting them on the run-time search path.",
+)
+
 def _split(name, srcs, deps, copts, capabilities, hdrs, testonly):
     cu = [s for s in srcs if s.endswith(".cu")]
     other = [s for s in srcs if not s.endswith(".cu")]
