@@ -257,15 +257,15 @@ func TestDeps(t *testing.T) {
 		cuda, pkg string
 		want      []string
 	}{
-		{"11.8.0", "libcusolver", []string{"libcublas"}},
-		{"12.0.0", "libcusolver", []string{"libcublas", "libnvjitlink"}},
-		{"12.1.0", "libcusolver", []string{"libcublas", "libcusparse", "libnvjitlink"}},
-		{"12.4.1", "libcusolver", []string{"libcublas", "libcusparse", "libnvjitlink"}},
-		{"13.0.0", "libcusolver", []string{"libcublas", "libcusparse", "libnvjitlink"}},
-		{"11.8.0", "libcusparse", nil},
-		{"12.0.0", "libcusparse", []string{"libnvjitlink"}},
-		{"12.6.3", "libcusparse", []string{"libnvjitlink"}},
-		{"12.9.0", "libcusparse", []string{"libnvjitlink"}},
+		{"11.8.0", "libcusolver", []string{"cuda_cudart", "libcublas"}},
+		{"12.0.0", "libcusolver", []string{"cuda_cudart", "libcublas", "libnvjitlink"}},
+		{"12.1.0", "libcusolver", []string{"cuda_cudart", "libcublas", "libcusparse", "libnvjitlink"}},
+		{"12.4.1", "libcusolver", []string{"cuda_cudart", "libcublas", "libcusparse", "libnvjitlink"}},
+		{"13.0.0", "libcusolver", []string{"cuda_cudart", "libcublas", "libcusparse", "libnvjitlink"}},
+		{"11.8.0", "libcusparse", []string{"cuda_cudart"}},
+		{"12.0.0", "libcusparse", []string{"cuda_cudart", "libnvjitlink"}},
+		{"12.6.3", "libcusparse", []string{"cuda_cudart", "libnvjitlink"}},
+		{"12.9.0", "libcusparse", []string{"cuda_cudart", "libnvjitlink"}},
 		{"11.4.2", "cuda_cudart", []string{"cuda_cccl"}},
 		{"12.4.1", "cuda_cudart", []string{"cuda_cccl"}},
 		{"13.0.0", "cuda_cudart", []string{"cuda_cccl", "cuda_crt"}},
@@ -275,16 +275,17 @@ func TestDeps(t *testing.T) {
 		{"13.3.0", "libcuobjclient", []string{"libcufile"}},
 		{"12.9.0", "cuda_nvcc", nil},
 		{"13.0.0", "cuda_nvcc", []string{"cuda_crt", "libnvvm"}},
-		{"11.8.0", "libcublas", nil},
-		{"12.0.1", "libcublas", []string{"cuda_nvrtc"}},
-		{"12.2.0", "libcublas", nil},
-		{"13.0.0", "libcublas", nil},
+		// The math libraries' headers include cudart's: an edge to it.
+		{"11.8.0", "libcublas", []string{"cuda_cudart"}},
+		{"12.0.1", "libcublas", []string{"cuda_cudart", "cuda_nvrtc"}},
+		{"12.2.0", "libcublas", []string{"cuda_cudart"}},
+		{"13.0.0", "libcublas", []string{"cuda_cudart"}},
 		{"12.4.1", "cuda_nvrtc", nil},
-		{"12.4.1", "libnpp", nil},
-		{"12.4.1", "libcufft", nil},
-		{"12.4.1", "libcurand", nil},
+		{"12.4.1", "libnpp", []string{"cuda_cudart"}},
+		{"12.4.1", "libcufft", []string{"cuda_cudart"}},
+		{"12.4.1", "libcurand", []string{"cuda_cudart"}},
 		{"12.4.1", "cuda_cupti", nil},
-		{"12.4.1", "libnvjpeg", nil},
+		{"12.4.1", "libnvjpeg", []string{"cuda_cudart"}},
 		{"12.4.1", "cuda_sanitizer_api", nil},
 		{"12.4.1", "cuda_nvprof", []string{"cuda_cupti"}},
 	} {
@@ -299,13 +300,13 @@ func TestDeps(t *testing.T) {
 		if d.Static {
 			continue
 		}
-		want := map[string]string{"libcublas": "", "libnvjitlink": "12.0", "libcusparse": "12.1"}[d.Package]
+		want := map[string]string{"cuda_cudart": "", "libcublas": "", "libnvjitlink": "12.0", "libcusparse": "12.1"}[d.Package]
 		if d.Since != want || d.Runtime {
 			t.Errorf("libcusolver -> %s: since %q runtime %v, want since %q, linked", d.Package, d.Since, d.Runtime, want)
 		}
 	}
 	for _, d := range fix(t, "12.0.1").pkg(t, "libcublas").Deps {
-		if d.Static {
+		if d.Static || d.Package == "cuda_cudart" {
 			continue
 		}
 		if !d.Runtime || d.Since != "12.0" || d.Until != "12.1" {
@@ -705,7 +706,7 @@ func TestDepsFitTheBatch(t *testing.T) {
 		}
 	}
 	b.SetPackages = kept
-	if diff := cmp.Diff([]string{"libcublas", "libcusparse"}, depNames(sdk.PackageResult{Deps: depsOf(b, "libcusolver")})); diff != "" {
+	if diff := cmp.Diff([]string{"cuda_cudart", "libcublas", "libcusparse"}, depNames(sdk.PackageResult{Deps: depsOf(b, "libcusolver")})); diff != "" {
 		t.Errorf("libcusolver deps in a set without libnvjitlink (-want +got):\n%s", diff)
 	}
 }
@@ -764,7 +765,7 @@ func TestRenamesMatchTheManifests(t *testing.T) {
 
 // Static link sets carry what NVIDIA's static link lines need beyond the
 // package's own archives: culibos and the system libraries for static
-// cudart, the static runtime for the static math libraries, the PTX compiler
+// cudart, the PTX compiler
 // library for static NVRTC.
 func TestStaticLinkSets(t *testing.T) {
 	static := func(pr sdk.PackageResult) []string {
@@ -788,13 +789,13 @@ func TestStaticLinkSets(t *testing.T) {
 		{"13.0.0", "cuda_culibos", nil, sys},
 		{"12.4.1", "cuda_nvrtc", []string{"cuda_nvcc"}, nil},
 		{"13.0.0", "cuda_nvrtc", []string{"libnvptxcompiler"}, nil},
-		{"12.4.1", "libcublas", []string{"cuda_cudart"}, nil},
-		{"13.0.0", "libcufft", []string{"cuda_cudart"}, nil},
-		{"12.4.1", "libcurand", []string{"cuda_cudart"}, nil},
-		{"12.4.1", "libcusolver", []string{"cuda_cudart"}, nil},
-		{"12.4.1", "libcusparse", []string{"cuda_cudart"}, nil},
-		{"12.4.1", "libnpp", []string{"cuda_cudart"}, nil},
-		{"12.4.1", "libnvjpeg", []string{"cuda_cudart"}, nil},
+		{"12.4.1", "libcublas", nil, nil}, // the static runtime through its regular cudart edge
+		{"13.0.0", "libcufft", nil, nil}, // the static runtime through its regular cudart edge
+		{"12.4.1", "libcurand", nil, nil}, // the static runtime through its regular cudart edge
+		{"12.4.1", "libcusolver", nil, nil}, // the static runtime through its regular cudart edge
+		{"12.4.1", "libcusparse", nil, nil}, // the static runtime through its regular cudart edge
+		{"12.4.1", "libnpp", nil, nil}, // the static runtime through its regular cudart edge
+		{"12.4.1", "libnvjpeg", nil, nil}, // the static runtime through its regular cudart edge
 	} {
 		pr := fix(t, tc.cuda).pkg(t, tc.pkg)
 		if diff := cmp.Diff(tc.deps, static(pr)); diff != "" {

@@ -62,11 +62,14 @@ func nvblas() []file {
 	}
 }
 
-// staticRuntime is the static math libraries' edge to the static runtime,
-// whose link set holds culibos (cuda_cudart's own through 12.x, cuda_culibos
-// after) and the system libraries: NVIDIA's documented static link lines
-// end in -lculibos -lcudart_static -lpthread -ldl.
-func staticRuntime() dep { return edge("cuda_cudart").static() }
+// runtime is the math libraries' edge to cudart: their headers include
+// cudart's (cublas_api.h: driver_types.h, cuComplex.h, library_types.h), so
+// depending on @cuda//:libcublas alone must compile; and their static link
+// sets need the static runtime's, which holds culibos (cuda_cudart's own
+// through 12.x, cuda_culibos after) and the system libraries: NVIDIA's
+// documented static link lines end in -lculibos -lcudart_static -lpthread
+// -ldl.
+func runtime() dep { return edge("cuda_cudart") }
 
 // linuxStaticSystemLibs are the system libraries static cudart and culibos
 // need on Linux.
@@ -361,7 +364,7 @@ var table = map[string]pkg{
 			// cuBLAS 12.0 and 12.1 dlopen libnvrtc at initialisation (a bug
 			// fixed in 12.2; conda-forge's libcublas feedstock, issue 9).
 			edge("cuda_nvrtc").since("12.0").until("12.1").runtime(),
-			staticRuntime(),
+			runtime(),
 		},
 	},
 	"libcufft": {
@@ -377,7 +380,7 @@ var table = map[string]pkg{
 			stub("lib/stubs/libcufft.so"),
 			stub("lib/stubs/libcufftw.so"),
 		},
-		deps: []dep{staticRuntime()},
+		deps: []dep{runtime()},
 	},
 	"libcurand": {
 		about: "cuRAND",
@@ -387,7 +390,7 @@ var table = map[string]pkg{
 			static("lib/libcurand_static.a"),
 			stub("lib/stubs/libcurand.so"),
 		},
-		deps: []dep{staticRuntime()},
+		deps: []dep{runtime()},
 	},
 	"libcusolver": {
 		about: "cuSOLVER and cuSOLVERMg",
@@ -410,7 +413,7 @@ var table = map[string]pkg{
 			edge("libcublas"),
 			edge("libnvjitlink").since("12.0"),
 			edge("libcusparse").since("12.1"),
-			staticRuntime(),
+			runtime(),
 		},
 	},
 	"libcusparse": {
@@ -421,9 +424,9 @@ var table = map[string]pkg{
 			static("lib/libcusparse_static.a"),
 			stub("lib/stubs/libcusparse.so"),
 		},
-		deps: []dep{edge("libnvjitlink").since("12.0"), staticRuntime()},
+		deps: []dep{edge("libnvjitlink").since("12.0"), runtime()},
 	},
-	"libnpp": {about: "NPP, the NVIDIA Performance Primitives", files: nppFiles(), deps: []dep{staticRuntime()}},
+	"libnpp": {about: "NPP, the NVIDIA Performance Primitives", files: nppFiles(), deps: []dep{runtime()}},
 	"libnvjpeg": {
 		about: "nvJPEG",
 		files: []file{
@@ -432,7 +435,7 @@ var table = map[string]pkg{
 			static("lib/libnvjpeg_static.a"),
 			stub("lib/stubs/libnvjpeg.so"),
 		},
-		deps: []dep{staticRuntime()},
+		deps: []dep{runtime()},
 	},
 	"libcufile": {
 		about: "cuFile, GPUDirect Storage's library (needs the nvidia-fs kernel module to do direct I/O)",
