@@ -43,6 +43,8 @@ type Archive struct {
 	// StaticDeps are edges of the static link set only, and StaticLinkopts
 	// the system libraries it needs.
 	StaticDeps, StaticLinkopts map[string]bool
+	// HeaderDeps are edges to other packages' headers only.
+	HeaderDeps map[string]bool
 	// CUDA and Platforms are the CUDA versions (Version.String) and target
 	// platforms (Platform.Name) the archive serves.
 	CUDA, Platforms map[string]bool
@@ -209,6 +211,8 @@ func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Pl
 			r.Runtime[d.Name] = true
 		case d.Static:
 			r.StaticDeps[d.Name] = true
+		case d.Headers:
+			r.HeaderDeps[d.Name] = true
 		default:
 			r.Deps[d.Name] = true
 		}
@@ -239,7 +243,7 @@ func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive, ver version.V
 			name, other.Archive.RelativePath, other.Archive.SHA256, a.RelativePath, a.SHA256)
 	}
 	r := &Archive{Name: name, Manifest: pkg.Manifest, Version: ver, Archive: a, Files: map[pkgset.File]bool{},
-		Deps: map[string]bool{}, Runtime: map[string]bool{}, StaticDeps: map[string]bool{}, StaticLinkopts: map[string]bool{},
+		Deps: map[string]bool{}, Runtime: map[string]bool{}, StaticDeps: map[string]bool{}, StaticLinkopts: map[string]bool{}, HeaderDeps: map[string]bool{},
 		CUDA: map[string]bool{}, Platforms: map[string]bool{}}
 	c.bySHA[a.SHA256] = r
 	c.byName[name] = r

@@ -286,7 +286,16 @@ func (g *generator) repoBuild(r *archives.Archive) {
 		}
 		return out
 	}
-	lib := top(r.Manifest, append(slices.Clone(shared), hubLabels(r.Deps)...))
+	// Edges to another package's headers only (the crt headers a compiler
+	// package holds in some releases) go to its <name>_headers hub target.
+	headerLabels := func() []build.Expr {
+		var out []build.Expr
+		for _, n := range slices.Sorted(maps.Keys(r.HeaderDeps)) {
+			out = append(out, buildfile.Str("@"+g.opts.Name+"//:"+n+"_headers"))
+		}
+		return out
+	}
+	lib := top(r.Manifest, append(append(slices.Clone(shared), hubLabels(r.Deps)...), headerLabels()...))
 	if len(r.Runtime) > 0 {
 		lib.List = append(lib.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.Runtime), ForceMultiLine: len(r.Runtime) > 1}})
 	}
@@ -319,7 +328,7 @@ func (g *generator) repoBuild(r *archives.Archive) {
 				labels = append(labels, buildfile.Str("@"+g.opts.Name+"//:"+d))
 			}
 		}
-		slib := top("static", append(slices.Clone(static), labels...))
+		slib := top("static", append(append(slices.Clone(static), labels...), headerLabels()...))
 		if len(r.StaticLinkopts) > 0 {
 			slib.List = append(slib.List, &build.AssignExpr{LHS: buildfile.Ident("linkopts"), Op: "=", RHS: buildfile.SortedStrList(slices.Collect(maps.Keys(r.StaticLinkopts)))})
 		}
@@ -486,6 +495,7 @@ func (g *generator) hub(cfg *config.Config) {
 	// stands in.
 	f.Stmt = append(f.Stmt, g.kindAliases("_static", "static_lib", "static")...)
 	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", "stub_lib", "link_stubs")...)
+	f.Stmt = append(f.Stmt, g.headerAliases()...)
 	g.put(f)
 }
 
@@ -493,11 +503,14 @@ func (g *generator) hub(cfg *config.Config) {
 // a file of the kind in some archive: per cell, the archive's target where it
 // has such files, its top target where not, the unusable target where no
 // archive serves.
-func (g *generator) kindAliases(suffix, kind, target string) []build.Expr {
+func (g *generator) kindAliases(suffix, kind, target string, only ...func(string) bool) []build.Expr {
 	var out []build.Expr
 	for _, name := range g.ix.Packages() {
-		if !g.ix.HasKind(name, kind) || g.ix.HasPackage(name+suffix) {
-			continue // none; or a package of that name wins
+		switch {
+		case len(only) > 0 && !only[0](name), len(only) == 0 && !g.ix.HasKind(name, kind):
+			continue // not asked for; or no such files anywhere
+		case g.ix.HasPackage(name + suffix):
+			continue // a package of that name wins
 		}
 		keys, labels := g.ix.Select(name,
 			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
@@ -513,6 +526,19 @@ func (g *generator) kindAliases(suffix, kind, target string) []build.Expr {
 			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List)))))
 	}
 	return out
+}
+
+// headerAliases are the <name>_headers hub targets of the packages some
+// edge needs the headers of only: the archive's headers target, its top
+// target where it has no headers folder.
+func (g *generator) headerAliases() []build.Expr {
+	wanted := map[string]bool{}
+	for _, a := range g.ix.Archives() {
+		for n := range a.HeaderDeps {
+			wanted[n] = true
+		}
+	}
+	return g.kindAliases("_headers", "headers", "headers", func(name string) bool { return wanted[name] })
 }
 
 // unusable writes unusable/defs.bzl, a rule that fails at analysis with its

@@ -216,8 +216,8 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 			if _, err := resolveDep(b, d, rs); err != nil {
 				return bad(p.Name, "%v", err)
 			}
-			if d.Static && d.Runtime {
-				return bad(p.Name, "dependency on %s is both static and runtime: expected one", d.Package)
+			if (d.Static && d.Runtime) || (d.Headers && (d.Static || d.Runtime)) {
+				return bad(p.Name, "dependency on %s is more than one of static, runtime and headers: expected one", d.Package)
 			}
 			if d.Package == bp.Manifest && (d.Release == "" || strings.HasPrefix(bp.Release, d.Release)) {
 				return bad(p.Name, "depends on itself (a cycle)")
@@ -329,7 +329,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 		p.Deps = nil
 		for _, d := range pr.Deps {
 			name, _ := resolveDep(b, d, rs)
-			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Static: d.Static, Release: d.Release, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Static: d.Static, Headers: d.Headers, Release: d.Release, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 		}
 		slices.SortFunc(p.Deps, func(a, b pkgset.Dep) int { return strings.Compare(a.Name, b.Name) })
 	}

@@ -214,9 +214,9 @@ func mergeDeps(def *Package, served map[string]*Package, plats []string) []Dep {
 		}
 	}
 	type key struct {
-		name            string
-		runtime, static bool
-		since, until    string
+		name                     string
+		runtime, static, headers bool
+		release, since, until    string
 	}
 	merged := map[key]map[string]bool{}
 	var order []key
@@ -227,7 +227,7 @@ func mergeDeps(def *Package, served map[string]*Package, plats []string) []Dep {
 		if len(on) == 0 {
 			return
 		}
-		k := key{d.Name, d.Runtime, d.Static, d.Since, d.Until}
+		k := key{d.Name, d.Runtime, d.Static, d.Headers, d.Release, d.Since, d.Until}
 		if merged[k] == nil {
 			merged[k] = map[string]bool{}
 			order = append(order, k)
@@ -246,7 +246,7 @@ func mergeDeps(def *Package, served map[string]*Package, plats []string) []Dep {
 	}
 	var out []Dep
 	for _, k := range order {
-		d := Dep{Name: k.name, Runtime: k.runtime, Static: k.static, Since: k.since, Until: k.until}
+		d := Dep{Name: k.name, Runtime: k.runtime, Static: k.static, Headers: k.headers, Release: k.release, Since: k.since, Until: k.until}
 		if len(merged[k]) < len(plats) {
 			d.Platforms = slices.Sorted(maps.Keys(merged[k]))
 		}

@@ -85,6 +85,7 @@ type Dep struct {
 	Name    string // the package's name in this set
 	Runtime bool   // loaded at run time rather than linked
 	Static  bool   // of the static link set only
+	Headers bool   // the other package's headers only
 	// Release is the release prefix the edge asked for ("9.12": a samples
 	// package's own library), "" for any.
 	Release   string

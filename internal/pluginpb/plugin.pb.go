@@ -823,7 +823,11 @@ type Dep struct {
 	Platforms []string               `protobuf:"bytes,6,rep,name=platforms,proto3" json:"platforms,omitempty"`
 	// static: the edge is of the static link set only (the package's static
 	// libraries need the other's). Added compatibly.
-	Static        bool `protobuf:"varint,7,opt,name=static,proto3" json:"static,omitempty"`
+	Static bool `protobuf:"varint,7,opt,name=static,proto3" json:"static,omitempty"`
+	// headers: the edge needs the other package's headers only (cudart's
+	// headers include the crt headers cuda_nvcc holds through CUDA 12), not
+	// its libraries. Added compatibly.
+	Headers       bool `protobuf:"varint,8,opt,name=headers,proto3" json:"headers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -903,6 +907,13 @@ func (x *Dep) GetPlatforms() []string {
 func (x *Dep) GetStatic() bool {
 	if x != nil {
 		return x.Static
+	}
+	return false
+}
+
+func (x *Dep) GetHeaders() bool {
+	if x != nil {
+		return x.Headers
 	}
 	return false
 }
@@ -1156,7 +1167,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12,\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x18.cudapkgs.plugin.v1.KindR\x04kind\x12,\n" +
 	"\x04role\x18\x03 \x01(\x0e2\x18.cudapkgs.plugin.v1.RoleR\x04role\x12\x16\n" +
-	"\x06soname\x18\x04 \x01(\tR\x06soname\"\xb5\x01\n" +
+	"\x06soname\x18\x04 \x01(\tR\x06soname\"\xcf\x01\n" +
 	"\x03Dep\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x18\n" +
 	"\arelease\x18\x02 \x01(\tR\arelease\x12\x18\n" +
@@ -1164,7 +1175,8 @@ const file_plugin_proto_rawDesc = "" +
 	"\x05since\x18\x04 \x01(\tR\x05since\x12\x14\n" +
 	"\x05until\x18\x05 \x01(\tR\x05until\x12\x1c\n" +
 	"\tplatforms\x18\x06 \x03(\tR\tplatforms\x12\x16\n" +
-	"\x06static\x18\a \x01(\bR\x06static\"\x9a\x01\n" +
+	"\x06static\x18\a \x01(\bR\x06static\x12\x18\n" +
+	"\aheaders\x18\b \x01(\bR\aheaders\"\x9a\x01\n" +
 	"\x0ePlatformResult\x12.\n" +
 	"\x05files\x18\x01 \x03(\v2\x18.cudapkgs.plugin.v1.FileR\x05files\x12\x1a\n" +
 	"\bunusable\x18\x02 \x03(\tR\bunusable\x12\"\n" +

@@ -266,8 +266,10 @@ func TestDeps(t *testing.T) {
 		{"12.0.0", "libcusparse", []string{"cuda_cudart", "libnvjitlink"}},
 		{"12.6.3", "libcusparse", []string{"cuda_cudart", "libnvjitlink"}},
 		{"12.9.0", "libcusparse", []string{"cuda_cudart", "libnvjitlink"}},
-		{"11.4.2", "cuda_cudart", []string{"cuda_cccl"}},
-		{"12.4.1", "cuda_cudart", []string{"cuda_cccl"}},
+		// Through 12.x cudart's headers include the crt headers of
+		// cuda_nvcc (a headers-only edge).
+		{"11.4.2", "cuda_cudart", []string{"cuda_cccl", "cuda_nvcc"}},
+		{"12.4.1", "cuda_cudart", []string{"cuda_cccl", "cuda_nvcc"}},
 		{"13.0.0", "cuda_cudart", []string{"cuda_cccl", "cuda_crt"}},
 		// The edge keeps the old name; the host follows the declared rename
 		// to cccl (core/fixup, and testdata/script/rename.txtar).
@@ -333,6 +335,7 @@ func TestForwardCompat(t *testing.T) {
 		}
 		want := []sdk.Dep{
 			{Package: "cuda_cccl"},
+			{Package: "cuda_nvcc", Until: "12", Headers: true},
 			{Package: "cuda_compat", Runtime: true, Since: "11.8", Until: "12", Platforms: []string{linuxJetson}},
 		}
 		if diff := cmp.Diff(want, p.Deps); diff != "" {
@@ -687,7 +690,7 @@ func TestDepsFitTheBatch(t *testing.T) {
 	if diff := cmp.Diff([]sdk.Dep{{Package: "cuda_cupti", Platforms: []string{linuxX86}}}, depsOf(b, "cuda_nvprof")); diff != "" {
 		t.Errorf("cuda_nvprof deps without ppc64le (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]sdk.Dep{{Package: "cuda_cccl"}}, depsOf(b, "cuda_cudart")); diff != "" {
+	if diff := cmp.Diff([]sdk.Dep{{Package: "cuda_cccl"}, {Package: "cuda_nvcc", Until: "12", Headers: true}}, depsOf(b, "cuda_cudart")); diff != "" {
 		t.Errorf("cuda_cudart deps with forward compatibility but no Jetson target (-want +got):\n%s", diff)
 	}
 	for _, p := range fix(t, "12.4.1").res {

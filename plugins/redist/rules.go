@@ -143,6 +143,7 @@ func (d dep) since(v string) dep         { d.Since = v; return d }
 func (d dep) until(v string) dep         { d.Until = v; return d }
 func (d dep) runtime() dep               { d.Runtime = true; return d }
 func (d dep) static() dep                { d.Static = true; return d }
+func (d dep) headers() dep               { d.Headers = true; return d }
 func (d dep) platforms(ps ...string) dep { d.Platforms = ps; return d }
 func (d dep) ifForwardCompat() dep       { d.forwardCompat = true; return d }
 

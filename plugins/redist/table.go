@@ -190,6 +190,11 @@ var table = map[string]pkg{
 			edge("cuda_crt").since("13.0"),
 			// Static cudart needs culibos, its own through 12.x.
 			edge("cuda_culibos").since("13.0").static(),
+			// Its headers include crt/host_defines.h, which ships in
+			// cuda_nvcc through 12.x (cuda_crt after): a host-compiled C
+			// file that includes cuda_runtime_api.h needs them too, and
+			// nothing of cuda_nvcc's libraries.
+			edge("cuda_nvcc").until("12").headers(),
 			// With forward compatibility, a Jetson program loads the
 			// cuda_compat libcuda.so.1 ahead of the driver's.
 			edge("cuda_compat").since("11.8").until("12").runtime().platforms(linuxJetson).ifForwardCompat(),

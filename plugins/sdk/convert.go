@@ -73,7 +73,7 @@ func resultToPB(r *Result) *pb.FixupResponse {
 	for _, p := range r.Packages {
 		pp := &pb.PackageResult{Name: p.Name, Platforms: map[string]*pb.PlatformResult{}, StaticLinkopts: p.StaticLinkopts}
 		for _, d := range p.Deps {
-			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms, Static: d.Static})
+			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms, Static: d.Static, Headers: d.Headers})
 		}
 		var sent []string // platforms whose files went on the wire, in order
 		for _, name := range slices.Sorted(maps.Keys(p.Platforms)) {
@@ -103,7 +103,7 @@ func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 	for _, p := range resp.GetPackages() {
 		pp := PackageResult{Name: p.GetName(), Platforms: map[string]PlatformResult{}, StaticLinkopts: p.GetStaticLinkopts()}
 		for _, d := range p.GetDeps() {
-			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms(), Static: d.GetStatic()})
+			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms(), Static: d.GetStatic(), Headers: d.GetHeaders()})
 		}
 		files := map[string][]File{}
 		for name, pr := range p.GetPlatforms() {

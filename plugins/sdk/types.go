@@ -158,6 +158,10 @@ type Dep struct {
 	// package's static libraries needs the other package's static libraries
 	// (static cudart needs culibos; static cuDNN needs cublasLt and NVRTC).
 	Static bool
+	// Headers marks an edge to the other package's headers only, not its
+	// libraries: cudart's headers include the crt headers that cuda_nvcc
+	// holds through CUDA 12, and linking cuda_nvcc would bring libNVVM.
+	Headers bool
 	// Platforms limits the edge to some target platforms (libcudla on Jetson);
 	// empty means all.
 	Platforms []string
