@@ -792,13 +792,13 @@ func TestStaticLinkSets(t *testing.T) {
 		{"13.0.0", "cuda_culibos", nil, sys},
 		{"12.4.1", "cuda_nvrtc", []string{"cuda_nvcc"}, nil},
 		{"13.0.0", "cuda_nvrtc", []string{"libnvptxcompiler"}, nil},
-		{"12.4.1", "libcublas", nil, nil}, // the static runtime through its regular cudart edge
-		{"13.0.0", "libcufft", nil, nil}, // the static runtime through its regular cudart edge
-		{"12.4.1", "libcurand", nil, nil}, // the static runtime through its regular cudart edge
+		{"12.4.1", "libcublas", nil, nil},   // the static runtime through its regular cudart edge
+		{"13.0.0", "libcufft", nil, nil},    // the static runtime through its regular cudart edge
+		{"12.4.1", "libcurand", nil, nil},   // the static runtime through its regular cudart edge
 		{"12.4.1", "libcusolver", nil, nil}, // the static runtime through its regular cudart edge
 		{"12.4.1", "libcusparse", nil, nil}, // the static runtime through its regular cudart edge
-		{"12.4.1", "libnpp", nil, nil}, // the static runtime through its regular cudart edge
-		{"12.4.1", "libnvjpeg", nil, nil}, // the static runtime through its regular cudart edge
+		{"12.4.1", "libnpp", nil, nil},      // the static runtime through its regular cudart edge
+		{"12.4.1", "libnvjpeg", nil, nil},   // the static runtime through its regular cudart edge
 	} {
 		pr := fix(t, tc.cuda).pkg(t, tc.pkg)
 		if diff := cmp.Diff(tc.deps, static(pr)); diff != "" {
