@@ -577,18 +577,11 @@ func TestOverridePin(t *testing.T) {
 	}
 }
 
-// A pin to the default's own release is that release everywhere, even where
-// the default was served by an older one (pkgset.ChooseDefaults).
-func TestOverridePinOwnRelease(t *testing.T) {
-	_, sets := fixuptest.Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
-	def, _ := sets[0].Package("cudnn")
-	own, ok := sets[0].Package("cudnn_" + def.Release.Underscored(2))
-	if !ok {
-		t.Fatalf("no versioned name for cudnn %s", def.Release)
-	}
-	def.Served = map[string]pkgset.Served{"linux-x86_64": {Name: "cudnn_9_7", Release: version.MustParse("9.7.1")}}
+// applyOverrides evaluates src as a workspace's cudapkgs.star and applies its
+// overrides to sets.
+func applyOverrides(t *testing.T, src string, sets []*pkgset.Set) {
+	t.Helper()
 	dir := t.TempDir()
-	src := "override(\"cudnn\", lambda pkg: {\"pin\": \"" + def.Release.MajorMinor().String() + "\"})\n"
 	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -603,6 +596,19 @@ func TestOverridePinOwnRelease(t *testing.T) {
 	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
 		t.Fatal(FormatError(err))
 	}
+}
+
+// A pin to the default's own release is that release everywhere, even where
+// the default was served by an older one (pkgset.ChooseDefaults).
+func TestOverridePinOwnRelease(t *testing.T) {
+	_, sets := fixuptest.Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
+	def, _ := sets[0].Package("cudnn")
+	own, ok := sets[0].Package("cudnn_" + def.Release.Underscored(2))
+	if !ok {
+		t.Fatalf("no versioned name for cudnn %s", def.Release)
+	}
+	def.Served = map[string]pkgset.Served{"linux-x86_64": {Name: "cudnn_9_7", Release: version.MustParse("9.7.1")}}
+	applyOverrides(t, "override(\"cudnn\", lambda pkg: {\"pin\": \""+def.Release.MajorMinor().String()+"\"})\n", sets)
 	p, _ := sets[0].Package("cudnn")
 	if p.Served != nil || !p.Version.Equal(own.Version) {
 		t.Errorf("cudnn pinned to its own release: version %s, served by %v; want %s everywhere", p.Version, p.Served, own.Version)
