@@ -120,11 +120,10 @@ type evaluated struct {
 	products      []pkgset.Product
 	pluginTimeout time.Duration
 	interp        *starlark.Interp
-	file          *starlark.File  // nil without a configuration file
-	unfixed       []string        // the configuration's own products: no plugin needed
-	warnings      *warning.List   // printed once each as they are added
-	runWarnings   []string        // those not of one set (a.sets fills it)
-	ofOneSet      map[string]bool // warnings about one CUDA version's set
+	file          *starlark.File // nil without a configuration file
+	unfixed       []string       // the configuration's own products: no plugin needed
+	warnings      *warning.List  // printed once each as they are added
+	runWarnings   []string       // those not of one set (a.sets fills it)
 	strict        bool
 }
 
@@ -147,7 +146,7 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 	if err != nil {
 		return nil, err
 	}
-	e := &evaluated{warnings: &warning.List{}, strict: f.strict, ofOneSet: map[string]bool{}}
+	e := &evaluated{warnings: &warning.List{}, strict: f.strict}
 	for _, w := range coll.Warnings() {
 		a.warn(e, w.String())
 	}
@@ -182,11 +181,11 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*evaluated, error) 
 		}
 		return nil, usageError{err}
 	}
-	// Facts past cudapkgs' tables: the newest entry serves, and says so.
+	// Facts past cudapkgs' tables: the newest entry serves, and says so
+	// (eval builds no sets; a.sets files these under their set).
 	for _, v := range cfg.CUDA() {
 		for _, w := range gpu.Warnings(v) {
 			a.warn(e, w)
-			e.ofOneSet[w] = true
 		}
 	}
 	if f.pluginTimeout <= 0 {
@@ -215,20 +214,19 @@ func (a *app) sets(ctx context.Context, e *evaluated) ([]*pkgset.Set, error) {
 			return nil, starlarkError{err}
 		}
 	}
+	ofOneSet := map[string]bool{}
 	for _, s := range sets {
 		pkgset.GenericWhereEmpty(s, e.unfixed)
-	}
-	for _, s := range sets {
 		// A set's own warnings name its CUDA version themselves.
 		s.Warnings = append(gpu.Warnings(s.CUDA), s.Warnings...)
 		for _, w := range s.Warnings {
 			a.warn(e, w)
-			e.ofOneSet[w] = true
+			ofOneSet[w] = true
 		}
 	}
 	e.runWarnings = nil
 	for _, w := range e.warnings.All() {
-		if !e.ofOneSet[w] {
+		if !ofOneSet[w] {
 			e.runWarnings = append(e.runWarnings, w)
 		}
 	}

@@ -493,21 +493,22 @@ func (g *generator) hub(cfg *config.Config) {
 	// docs/bazel.md). Where a version's archive has none (static libraries
 	// that moved to another package in a later release), the plain target
 	// stands in.
-	f.Stmt = append(f.Stmt, g.kindAliases("_static", "static_lib", "static")...)
-	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", "stub_lib", "link_stubs")...)
+	f.Stmt = append(f.Stmt, g.kindAliases("_static", "static_lib", "static", nil)...)
+	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", "stub_lib", "link_stubs", nil)...)
 	f.Stmt = append(f.Stmt, g.headerAliases()...)
 	g.put(f)
 }
 
 // kindAliases are the hub's <package><suffix> aliases for the packages with
-// a file of the kind in some archive: per cell, the archive's target where it
+// a file of the kind in some archive (or, with wanted, for those it names):
+// per cell, the archive's target where it
 // has such files, its top target where not, the unusable target where no
 // archive serves.
-func (g *generator) kindAliases(suffix, kind, target string, only ...func(string) bool) []build.Expr {
+func (g *generator) kindAliases(suffix, kind, target string, wanted func(string) bool) []build.Expr {
 	var out []build.Expr
 	for _, name := range g.ix.Packages() {
 		switch {
-		case len(only) > 0 && !only[0](name), len(only) == 0 && !g.ix.HasKind(name, kind):
+		case wanted != nil && !wanted(name), wanted == nil && !g.ix.HasKind(name, kind):
 			continue // not asked for; or no such files anywhere
 		case g.ix.HasPackage(name + suffix):
 			continue // a package of that name wins
