@@ -160,6 +160,17 @@ def cuda_declare(settings):
                 files = local["archives"][name],
                 build_file = build_file,
             )
+        elif archive.get("merge") or archive.get("patches"):
+            cuda_archive(
+                name = name,
+                build_file = build_file,
+                archives = [json.encode({
+                    "sha256": a["sha256"],
+                    "strip_prefix": a["strip_prefix"],
+                    "urls": _mirrored(a, settings["mirrors"]),
+                }) for a in [archive] + [ARCHIVES[m] for m in archive.get("merge", [])]],
+                patches = [json.encode(p) for p in archive.get("patches", [])],
+            )
         else:
             kwargs = {}
             if archive["strip_prefix"]:
@@ -216,6 +227,42 @@ def cuda_repositories(
     cuda_declare(cuda_settings(versions, default_version, platforms, capabilities, mirrors, pins, local, where = "cuda_repositories()"))
     if register_toolchains:
         native.register_toolchains(_hub("toolchain:all"))
+
+def _cuda_archive_impl(rctx):
+    # Every archive is unpacked into the one folder: the first is the
+    # package's own, the others are merged into it (CUDA 13's nvcc finds cicc
+    # and libdevice in $(TOP)/nvvm, which the libnvvm archive holds). Each is
+    # checked against its sha256 and shares the repository cache.
+    for a in rctx.attr.archives:
+        a = json.decode(a)
+        rctx.download_and_extract(url = a["urls"], sha256 = a["sha256"], stripPrefix = a["strip_prefix"])
+    for p in rctx.attr.patches:
+        p = json.decode(p)
+        for path, old, new in p["edits"]:
+            f = rctx.path(path)
+            if not f.exists:
+                fail("@%s: patch %s (%s): %s is not in the archive" % (rctx.name, p["name"], p["why"], path))
+            text = rctx.read(f)
+            n = text.count(old)
+            if n != 1:
+                fail("@%s: patch %s (%s): %s has the text to replace %d times, expected once: %s" % (rctx.name, p["name"], p["why"], path, n, old))
+
+            # Written anew, not in place: the unpacked file may be a hard link
+            # into the repository cache.
+            rctx.delete(f)
+            rctx.file(path, text.replace(old, new), executable = False)
+    rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name.split("~")[-1].split("+")[-1])
+    rctx.symlink(rctx.attr.build_file, "BUILD.bazel")
+
+cuda_archive = repository_rule(
+    implementation = _cuda_archive_impl,
+    attrs = {
+        "archives": attr.string_list(mandatory = True, doc = "JSON {urls, sha256, strip_prefix}: the package's archive, then those merged into it"),
+        "build_file": attr.label(allow_single_file = True, mandatory = True),
+        "patches": attr.string_list(doc = "JSON {name, why, edits: [[path, old, new]]}: text replacements, each matching once"),
+    },
+    doc = "An archive with others unpacked into it and text patches applied: what http_archive cannot do.",
+)
 
 def _cuda_disabled_impl(rctx):
     lines = ['load("%s", "unusable")' % rctx.attr.unusable_bzl, 'package(default_visibility = ["//visibility:public"])']

@@ -246,6 +246,12 @@ func clonePackage(p *pkgset.Package) *pkgset.Package {
 	c.Served = maps.Clone(p.Served)
 	c.Generic = maps.Clone(p.Generic)
 	c.StaticLinkopts = slices.Clone(p.StaticLinkopts)
+	if p.Patches != nil {
+		c.Patches = make(map[string][]pkgset.Patch, len(p.Patches))
+		for k, v := range p.Patches {
+			c.Patches[k] = slices.Clone(v)
+		}
+	}
 	return &c
 }
 

@@ -310,3 +310,44 @@ func TestGenerateNoOp(t *testing.T) {
 		t.Errorf("the stamp is gone: %v", err)
 	}
 }
+
+// TestGenerateMergeAndPatches checks, on NVIDIA's manifests, what lets NVIDIA's
+// nvcc compile from the generated repositories: from CUDA 13.0 the nvcc
+// repository has libnvvm's archive unpacked into it (nvcc.profile's
+// $(TOP)/nvvm), with cicc and libdevice among its files; through 12.x nvcc's
+// crt/math_functions.h gets the glibc patch, and 13.x's cuda_crt does not.
+func TestGenerateMergeAndPatches(t *testing.T) {
+	m := shared.Manifests(t)
+	out := filepath.Join(t.TempDir(), "cuda")
+	mustGenerate(t, generateArgs(m, out, "--cuda", "12.4.1,13.3.0")...)
+	tree := readTree(t, out)
+	gen := string(tree["generated.bzl"])
+	entry := func(name string) string {
+		i := strings.Index(gen, `    "`+name+`": {`)
+		if i < 0 {
+			t.Fatalf("generated.bzl has no archive %s", name)
+		}
+		rest := gen[i:]
+		if j := strings.Index(rest, "\n    },\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		return rest
+	}
+	nvcc13 := entry("cuda_cuda_nvcc_13_3_33_linux_x86_64")
+	wantOutput(t, "nvcc 13.3 archive", nvcc13, `"merge": ["cuda_libnvvm_13_3_33_linux_x86_64"]`)
+	if strings.Contains(nvcc13, `"patches"`) {
+		t.Errorf("nvcc 13.3 is patched; its crt headers are cuda_crt's:\n%s", nvcc13)
+	}
+	nvcc12 := entry("cuda_cuda_nvcc_12_4_131_linux_x86_64")
+	wantOutput(t, "nvcc 12.4 archive", nvcc12, `"name": "glibc-2.41-math-functions"`, `"include/crt/math_functions.h"`,
+		`double                 sinpi(double x) __CUDAPKGS_GLIBC_C23_THROW;`)
+	if strings.Contains(nvcc12, `"merge"`) {
+		t.Errorf("nvcc 12.4 merges another archive; it holds nvvm itself:\n%s", nvcc12)
+	}
+	build := string(tree["repos/cuda_cuda_nvcc_13_3_33_linux_x86_64.BUILD"])
+	wantOutput(t, "nvcc 13.3 BUILD", build, `"nvvm/bin/cicc"`, `"nvvm/libdevice"`)
+	if strings.Contains(string(tree["repos/cuda_libnvvm_13_3_33_linux_x86_64.BUILD"]), "merge") {
+		t.Error("libnvvm's own repository changed")
+	}
+	wantOutput(t, "toolchain", string(tree["toolchain/BUILD.bazel"]), `"@cuda_cuda_nvcc_13_3_33_linux_x86_64//:bin"`)
+}

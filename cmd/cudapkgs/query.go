@@ -147,6 +147,7 @@ type jsonDep struct {
 	Runtime   bool     `json:"runtime,omitempty"`
 	Static    bool     `json:"static,omitempty"`
 	Headers   bool     `json:"headers,omitempty"`
+	Merge     bool     `json:"merge,omitempty"`
 	Since     string   `json:"since,omitempty"`
 	Until     string   `json:"until,omitempty"`
 	Platforms []string `json:"platforms,omitempty"`
@@ -187,7 +188,7 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Generic: slices.Sorted(maps.Keys(p.Generic)), StaticLinkopts: p.StaticLinkopts, Deps: []jsonDep{},
 				Platforms: map[string]jsonArchive{}, Files: map[string]map[string][]jsonFile{}, Unavailable: p.Unavailable}
 			for _, d := range p.Deps {
-				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Static: d.Static, Headers: d.Headers, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Static: d.Static, Headers: d.Headers, Merge: d.Merge, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 			}
 			for plat, files := range p.Files {
 				byKind := map[string][]jsonFile{}

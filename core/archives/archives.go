@@ -45,6 +45,13 @@ type Archive struct {
 	StaticDeps, StaticLinkopts map[string]bool
 	// HeaderDeps are edges to other packages' headers only.
 	HeaderDeps map[string]bool
+	// MergeDeps are the packages whose archive is unpacked into this one's
+	// repository, and Merged those archives, resolved per CUDA version and
+	// platform the archive serves (Collect). Their files are in Files.
+	MergeDeps map[string]bool
+	Merged    []*Archive
+	// Patches are edited into the archive when it is fetched, by name.
+	Patches map[string]pkgset.Patch
 	// CUDA and Platforms are the CUDA versions (Version.String) and target
 	// platforms (Platform.Name) the archive serves.
 	CUDA, Platforms map[string]bool
@@ -163,7 +170,43 @@ func Collect(sets []*pkgset.Set, targets []platform.Platform, prefix string) (*I
 		}
 	}
 	ix.archives = slices.SortedFunc(maps.Values(c.byName), func(a, b *Archive) int { return strings.Compare(a.Name, b.Name) })
+	ix.resolveMerges()
 	return ix, nil
+}
+
+// resolveMerges finds, for each archive with merge edges, the archives that
+// serve the merged packages wherever it is used, and gives it their files:
+// the repository holds both, so its targets do. A merged package unusable
+// somewhere adds nothing there (its own target says why).
+func (ix *Index) resolveMerges() {
+	for _, r := range ix.archives {
+		if len(r.MergeDeps) == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, s := range ix.sets {
+			if !r.CUDA[s.CUDA.String()] {
+				continue
+			}
+			for _, t := range ix.targets {
+				if !r.Platforms[t.Name()] {
+					continue
+				}
+				for _, dep := range slices.Sorted(maps.Keys(r.MergeDeps)) {
+					u, ok := ix.packages[dep][key(s.CUDA, t)]
+					if !ok || u.Archive == nil || seen[u.Archive.Name] {
+						continue
+					}
+					seen[u.Archive.Name] = true
+					r.Merged = append(r.Merged, u.Archive)
+					for f := range u.Archive.Files {
+						r.Files[f] = true
+					}
+				}
+			}
+		}
+		slices.SortFunc(r.Merged, func(a, b *Archive) int { return strings.Compare(a.Name, b.Name) })
+	}
 }
 
 // collector holds Collect's lookups, which the Index has no use for.
@@ -213,12 +256,17 @@ func (c *collector) use(cuda version.Version, pkg *pkgset.Package, t platform.Pl
 			r.StaticDeps[d.Name] = true
 		case d.Headers:
 			r.HeaderDeps[d.Name] = true
+		case d.Merge:
+			r.MergeDeps[d.Name] = true
 		default:
 			r.Deps[d.Name] = true
 		}
 	}
 	for _, o := range pkg.StaticLinkopts {
 		r.StaticLinkopts[o] = true
+	}
+	for _, pa := range pkg.Patches[t.Name()] {
+		r.Patches[pa.Name] = pa
 	}
 	return Use{Archive: r}, nil
 }
@@ -244,6 +292,7 @@ func (c *collector) archive(pkg *pkgset.Package, a pkgset.Archive, ver version.V
 	}
 	r := &Archive{Name: name, Manifest: pkg.Manifest, Version: ver, Archive: a, Files: map[pkgset.File]bool{},
 		Deps: map[string]bool{}, Runtime: map[string]bool{}, StaticDeps: map[string]bool{}, StaticLinkopts: map[string]bool{}, HeaderDeps: map[string]bool{},
+		MergeDeps: map[string]bool{}, Patches: map[string]pkgset.Patch{},
 		CUDA: map[string]bool{}, Platforms: map[string]bool{}}
 	c.bySHA[a.SHA256] = r
 	c.byName[name] = r

@@ -295,10 +295,19 @@ func (g *generator) repoBuild(r *archives.Archive) {
 		}
 		return out
 	}
-	lib := top(r.Manifest, append(append(slices.Clone(shared), hubLabels(r.Deps)...), headerLabels()...))
-	if len(r.Runtime) > 0 {
-		lib.List = append(lib.List, &build.AssignExpr{LHS: buildfile.Ident("data"), Op: "=", RHS: &build.ListExpr{List: hubLabels(r.Runtime), ForceMultiLine: len(r.Runtime) > 1}})
+	// Libraries the package loads at run time (a plugin's runtime edges)
+	// are linked like the others: dlopen by SONAME then finds the
+	// one already loaded, with no LD_LIBRARY_PATH, in runfiles and in
+	// remote execution alike. As data they sat in the runfiles where no
+	// search path reached them (docs/bazel.md, "Libraries loaded at run
+	// time").
+	deps := append(slices.Clone(shared), hubLabels(r.Deps)...)
+	for _, l := range hubLabels(r.Runtime) {
+		if !slices.ContainsFunc(deps, func(e build.Expr) bool { return e.(*build.StringExpr).Value == l.(*build.StringExpr).Value }) {
+			deps = append(deps, l)
+		}
 	}
+	lib := top(r.Manifest, append(deps, headerLabels()...))
 	if r.Generic {
 		// No plugin knows the package: its shared libraries are whatever
 		// the conventional lib/ holds once unpacked.

@@ -152,10 +152,25 @@ func (g *generator) generatedData(cfg *config.Config) {
 			keys = append(keys, "deps", "files")
 			vals = append(vals, deps, files)
 		}
-		keys = append(keys, "key", "mirror_path", "platforms", "sha256", "strip_prefix", "targets", "urls", "version")
+		keys = append(keys, "key")
+		vals = append(vals, buildfile.Str(r.Archive.Key))
+		if len(r.Merged) > 0 {
+			// Unpacked into this repository too (cuda_archive in setup.bzl).
+			var names []string
+			for _, m := range r.Merged {
+				names = append(names, m.Name)
+			}
+			keys = append(keys, "merge")
+			vals = append(vals, buildfile.StrList(names))
+		}
+		keys = append(keys, "mirror_path")
+		vals = append(vals, buildfile.Str(r.Archive.MirrorPath))
+		if len(r.Patches) > 0 {
+			keys = append(keys, "patches")
+			vals = append(vals, patchList(r.Patches))
+		}
+		keys = append(keys, "platforms", "sha256", "strip_prefix", "targets", "urls", "version")
 		vals = append(vals,
-			buildfile.Str(r.Archive.Key),
-			buildfile.Str(r.Archive.MirrorPath),
 			buildfile.SortedStrList(slices.Collect(maps.Keys(r.Platforms))),
 			buildfile.Str(r.Archive.SHA256),
 			buildfile.Str(r.Archive.StripPrefix),
@@ -166,6 +181,21 @@ func (g *generator) generatedData(cfg *config.Config) {
 	}
 	assign("ARCHIVES", buildfile.Dict(aKeys, aVals))
 	g.put(f)
+}
+
+// patchList is an archive's patches in name order, each {"name", "why",
+// "edits": [[path, old, new], ...]}, as cuda_archive applies them.
+func patchList(patches map[string]pkgset.Patch) *build.ListExpr {
+	out := &build.ListExpr{ForceMultiLine: true}
+	for _, n := range slices.Sorted(maps.Keys(patches)) {
+		p := patches[n]
+		edits := &build.ListExpr{ForceMultiLine: true}
+		for _, e := range p.Edits {
+			edits.List = append(edits.List, buildfile.StrList([]string{e.Path, e.Old, e.New}))
+		}
+		out.List = append(out.List, buildfile.Dict([]string{"edits", "name", "why"}, []build.Expr{edits, buildfile.Str(p.Name), buildfile.Str(p.Why)}))
+	}
+	return out
 }
 
 func intPair(a, b int) *build.ListExpr {

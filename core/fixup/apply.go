@@ -207,6 +207,16 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 				}
 			}
 		}
+		names := map[string]bool{}
+		for _, pa := range p.Patches {
+			if err := checkPatch(pa); err != nil {
+				return bad(p.Name, "patch %q: %v", pa.Name, err)
+			}
+			if names[pa.Name] {
+				return bad(p.Name, "two patches named %q", pa.Name)
+			}
+			names[pa.Name] = true
+		}
 		for _, o := range p.StaticLinkopts {
 			if !linkoptRE.MatchString(o) {
 				return bad(p.Name, "static link option %q: expected -l<name> or -pthread", o)
@@ -216,8 +226,14 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 			if _, err := resolveDep(b, d, rs); err != nil {
 				return bad(p.Name, "%v", err)
 			}
-			if (d.Static && d.Runtime) || (d.Headers && (d.Static || d.Runtime)) {
-				return bad(p.Name, "dependency on %s is more than one of static, runtime and headers: expected one", d.Package)
+			n := 0
+			for _, set := range []bool{d.Static, d.Runtime, d.Headers, d.Merge} {
+				if set {
+					n++
+				}
+			}
+			if n > 1 {
+				return bad(p.Name, "dependency on %s is more than one of static, runtime, headers and merge: expected one", d.Package)
 			}
 			if d.Package == bp.Manifest && (d.Release == "" || strings.HasPrefix(bp.Release, d.Release)) {
 				return bad(p.Name, "depends on itself (a cycle)")
@@ -232,6 +248,31 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 	for _, p := range b.Packages {
 		if !answered[p.Name] {
 			return bad(p.Name, "no answer: a plugin answers for every package of its batch")
+		}
+	}
+	return nil
+}
+
+// checkPatch refuses a patch the fetch could not apply as meant: edits of
+// paths outside the archive, or that find nothing to replace.
+func checkPatch(pa sdk.Patch) error {
+	switch {
+	case strings.TrimSpace(pa.Name) == "" || strings.ContainsAny(pa.Name, "/\\\n\t \"'$"):
+		return fmt.Errorf("expected a name of letters, digits, '.', '_' and '-'")
+	case strings.TrimSpace(pa.Why) == "":
+		return fmt.Errorf("no reason given (why)")
+	case len(pa.Edits) == 0:
+		return fmt.Errorf("no edits")
+	}
+	for _, e := range pa.Edits {
+		if err := CheckPath(e.Path); err != nil {
+			return fmt.Errorf("edit of %q: %v", e.Path, err)
+		}
+		if e.Old == "" || e.Old == e.New {
+			return fmt.Errorf("edit of %q: expected old text to replace, different from the new", e.Path)
+		}
+		if strings.ContainsRune(e.Old+e.New, 0) {
+			return fmt.Errorf("edit of %q: NUL in the text", e.Path)
 		}
 	}
 	return nil
@@ -302,6 +343,15 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			continue // validate made sure it is there
 		}
 		p.Files = map[string][]pkgset.File{}
+		p.Patches = nil
+		var patches []pkgset.Patch
+		for _, pa := range pr.Patches {
+			pp := pkgset.Patch{Name: pa.Name, Why: pa.Why}
+			for _, e := range pa.Edits {
+				pp.Edits = append(pp.Edits, pkgset.Edit{Path: e.Path, Old: e.Old, New: e.New})
+			}
+			patches = append(patches, pp)
+		}
 		var all []sdk.File
 		for plat, res := range pr.Platforms {
 			if len(res.Unusable) > 0 {
@@ -322,6 +372,12 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			for _, f := range res.Files {
 				p.Files[plat] = append(p.Files[plat], pkgset.File{Path: f.Path, Kind: string(f.Kind), Role: string(f.Role), SONAME: f.SONAME})
 			}
+			if len(patches) > 0 {
+				if p.Patches == nil {
+					p.Patches = map[string][]pkgset.Patch{}
+				}
+				p.Patches[plat] = patches
+			}
 			all = append(all, res.Files...)
 		}
 		p.Role = string(sdk.RoleOf(all))
@@ -329,7 +385,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 		p.Deps = nil
 		for _, d := range pr.Deps {
 			name, _ := resolveDep(b, d, rs)
-			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Static: d.Static, Headers: d.Headers, Release: d.Release, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
+			p.Deps = append(p.Deps, pkgset.Dep{Name: name, Runtime: d.Runtime, Static: d.Static, Headers: d.Headers, Merge: d.Merge, Release: d.Release, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 		}
 		slices.SortFunc(p.Deps, func(a, b pkgset.Dep) int { return strings.Compare(a.Name, b.Name) })
 	}

@@ -172,6 +172,14 @@ func chooseFor(def *Package, vs []*Package) {
 			def.Files = map[string][]File{}
 		}
 		def.Files[t] = by.Files[t]
+		if by.Patches[t] != nil {
+			if def.Patches == nil {
+				def.Patches = map[string][]Patch{}
+			}
+			def.Patches[t] = by.Patches[t]
+		} else {
+			delete(def.Patches, t)
+		}
 		delete(def.Unavailable, t)
 		served[t] = by
 	}
@@ -214,9 +222,9 @@ func mergeDeps(def *Package, served map[string]*Package, plats []string) []Dep {
 		}
 	}
 	type key struct {
-		name                     string
-		runtime, static, headers bool
-		release, since, until    string
+		name                            string
+		runtime, static, headers, merge bool
+		release, since, until           string
 	}
 	merged := map[key]map[string]bool{}
 	var order []key
@@ -227,7 +235,7 @@ func mergeDeps(def *Package, served map[string]*Package, plats []string) []Dep {
 		if len(on) == 0 {
 			return
 		}
-		k := key{d.Name, d.Runtime, d.Static, d.Headers, d.Release, d.Since, d.Until}
+		k := key{d.Name, d.Runtime, d.Static, d.Headers, d.Merge, d.Release, d.Since, d.Until}
 		if merged[k] == nil {
 			merged[k] = map[string]bool{}
 			order = append(order, k)
@@ -246,7 +254,7 @@ func mergeDeps(def *Package, served map[string]*Package, plats []string) []Dep {
 	}
 	var out []Dep
 	for _, k := range order {
-		d := Dep{Name: k.name, Runtime: k.runtime, Static: k.static, Headers: k.headers, Release: k.release, Since: k.since, Until: k.until}
+		d := Dep{Name: k.name, Runtime: k.runtime, Static: k.static, Headers: k.headers, Merge: k.merge, Release: k.release, Since: k.since, Until: k.until}
 		if len(merged[k]) < len(plats) {
 			d.Platforms = slices.Sorted(maps.Keys(merged[k]))
 		}

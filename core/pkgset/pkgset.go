@@ -59,6 +59,9 @@ type Package struct {
 	Role  string
 	// StaticLinkopts are the system libraries the static link set needs.
 	StaticLinkopts []string
+	// Patches per target platform: edits made to the archive when it is
+	// fetched (a plugin's fixes of NVIDIA's files).
+	Patches map[string][]Patch
 	// Served maps a target platform to the older release that serves this
 	// default name there (see ChooseDefaults); nil when the chosen release
 	// serves every platform it can.
@@ -80,12 +83,24 @@ type File struct {
 	SONAME string
 }
 
+// Patch is a named set of text edits made to an archive when it is fetched.
+type Patch struct {
+	Name, Why string
+	Edits     []Edit
+}
+
+// Edit replaces Old, which occurs exactly once, by New in the file Path.
+type Edit struct {
+	Path, Old, New string
+}
+
 // Dep is an edge to another package of the same set.
 type Dep struct {
 	Name    string // the package's name in this set
 	Runtime bool   // loaded at run time rather than linked
 	Static  bool   // of the static link set only
 	Headers bool   // the other package's headers only
+	Merge   bool   // the other package's archive is unpacked into this one's
 	// Release is the release prefix the edge asked for ("9.12": a samples
 	// package's own library), "" for any.
 	Release   string

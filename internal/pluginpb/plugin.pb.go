@@ -827,7 +827,13 @@ type Dep struct {
 	// headers: the edge needs the other package's headers only (cudart's
 	// headers include the crt headers cuda_nvcc holds through CUDA 12), not
 	// its libraries. Added compatibly.
-	Headers       bool `protobuf:"varint,8,opt,name=headers,proto3" json:"headers,omitempty"`
+	Headers bool `protobuf:"varint,8,opt,name=headers,proto3" json:"headers,omitempty"`
+	// merge: the other package's archive (for the same platform and CUDA
+	// version) is unpacked into this package's repository too, because a tool
+	// of this package finds the other's files beside its own (CUDA 13's nvcc
+	// finds cicc and libdevice in $(TOP)/nvvm, which the libnvvm archive
+	// holds). Added compatibly.
+	Merge         bool `protobuf:"varint,9,opt,name=merge,proto3" json:"merge,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -918,6 +924,13 @@ func (x *Dep) GetHeaders() bool {
 	return false
 }
 
+func (x *Dep) GetMerge() bool {
+	if x != nil {
+		return x.Merge
+	}
+	return false
+}
+
 type PlatformResult struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Files    []*File                `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
@@ -1000,8 +1013,11 @@ type PackageResult struct {
 	// System libraries the package's static link set needs (-ldl, -lpthread,
 	// -lrt, -lz). Added compatibly.
 	StaticLinkopts []string `protobuf:"bytes,4,rep,name=static_linkopts,json=staticLinkopts,proto3" json:"static_linkopts,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Edits applied to the package's archives when they are fetched (CUDA
+	// 12's crt/math_functions.h against glibc 2.41). Added compatibly.
+	Patches       []*Patch `protobuf:"bytes,5,rep,name=patches,proto3" json:"patches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PackageResult) Reset() {
@@ -1062,6 +1078,135 @@ func (x *PackageResult) GetStaticLinkopts() []string {
 	return nil
 }
 
+func (x *PackageResult) GetPatches() []*Patch {
+	if x != nil {
+		return x.Patches
+	}
+	return nil
+}
+
+// A patch: text replacements in files of the unpacked archive, each of
+// which must match exactly once.
+type Patch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Why           string                 `protobuf:"bytes,2,opt,name=why,proto3" json:"why,omitempty"`
+	Edits         []*Edit                `protobuf:"bytes,3,rep,name=edits,proto3" json:"edits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Patch) Reset() {
+	*x = Patch{}
+	mi := &file_plugin_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Patch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Patch) ProtoMessage() {}
+
+func (x *Patch) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Patch.ProtoReflect.Descriptor instead.
+func (*Patch) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Patch) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Patch) GetWhy() string {
+	if x != nil {
+		return x.Why
+	}
+	return ""
+}
+
+func (x *Patch) GetEdits() []*Edit {
+	if x != nil {
+		return x.Edits
+	}
+	return nil
+}
+
+type Edit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Old           string                 `protobuf:"bytes,2,opt,name=old,proto3" json:"old,omitempty"`
+	New           string                 `protobuf:"bytes,3,opt,name=new,proto3" json:"new,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Edit) Reset() {
+	*x = Edit{}
+	mi := &file_plugin_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Edit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Edit) ProtoMessage() {}
+
+func (x *Edit) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Edit.ProtoReflect.Descriptor instead.
+func (*Edit) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Edit) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *Edit) GetOld() string {
+	if x != nil {
+		return x.Old
+	}
+	return ""
+}
+
+func (x *Edit) GetNew() string {
+	if x != nil {
+		return x.New
+	}
+	return ""
+}
+
 type FixupResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Packages      []*PackageResult       `protobuf:"bytes,1,rep,name=packages,proto3" json:"packages,omitempty"`
@@ -1071,7 +1216,7 @@ type FixupResponse struct {
 
 func (x *FixupResponse) Reset() {
 	*x = FixupResponse{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1083,7 +1228,7 @@ func (x *FixupResponse) String() string {
 func (*FixupResponse) ProtoMessage() {}
 
 func (x *FixupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1096,7 +1241,7 @@ func (x *FixupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixupResponse.ProtoReflect.Descriptor instead.
 func (*FixupResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *FixupResponse) GetPackages() []*PackageResult {
@@ -1167,7 +1312,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12,\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x18.cudapkgs.plugin.v1.KindR\x04kind\x12,\n" +
 	"\x04role\x18\x03 \x01(\x0e2\x18.cudapkgs.plugin.v1.RoleR\x04role\x12\x16\n" +
-	"\x06soname\x18\x04 \x01(\tR\x06soname\"\xcf\x01\n" +
+	"\x06soname\x18\x04 \x01(\tR\x06soname\"\xe5\x01\n" +
 	"\x03Dep\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x18\n" +
 	"\arelease\x18\x02 \x01(\tR\arelease\x12\x18\n" +
@@ -1176,20 +1321,30 @@ const file_plugin_proto_rawDesc = "" +
 	"\x05until\x18\x05 \x01(\tR\x05until\x12\x1c\n" +
 	"\tplatforms\x18\x06 \x03(\tR\tplatforms\x12\x16\n" +
 	"\x06static\x18\a \x01(\bR\x06static\x12\x18\n" +
-	"\aheaders\x18\b \x01(\bR\aheaders\"\x9a\x01\n" +
+	"\aheaders\x18\b \x01(\bR\aheaders\x12\x14\n" +
+	"\x05merge\x18\t \x01(\bR\x05merge\"\x9a\x01\n" +
 	"\x0ePlatformResult\x12.\n" +
 	"\x05files\x18\x01 \x03(\v2\x18.cudapkgs.plugin.v1.FileR\x05files\x12\x1a\n" +
 	"\bunusable\x18\x02 \x03(\tR\bunusable\x12\"\n" +
 	"\rsame_files_as\x18\x03 \x01(\tR\vsameFilesAs\x12\x18\n" +
-	"\ageneric\x18\x04 \x01(\bR\ageneric\"\xab\x02\n" +
+	"\ageneric\x18\x04 \x01(\bR\ageneric\"\xe0\x02\n" +
 	"\rPackageResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04deps\x18\x02 \x03(\v2\x17.cudapkgs.plugin.v1.DepR\x04deps\x12N\n" +
 	"\tplatforms\x18\x03 \x03(\v20.cudapkgs.plugin.v1.PackageResult.PlatformsEntryR\tplatforms\x12'\n" +
-	"\x0fstatic_linkopts\x18\x04 \x03(\tR\x0estaticLinkopts\x1a`\n" +
+	"\x0fstatic_linkopts\x18\x04 \x03(\tR\x0estaticLinkopts\x123\n" +
+	"\apatches\x18\x05 \x03(\v2\x19.cudapkgs.plugin.v1.PatchR\apatches\x1a`\n" +
 	"\x0ePlatformsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x128\n" +
-	"\x05value\x18\x02 \x01(\v2\".cudapkgs.plugin.v1.PlatformResultR\x05value:\x028\x01\"N\n" +
+	"\x05value\x18\x02 \x01(\v2\".cudapkgs.plugin.v1.PlatformResultR\x05value:\x028\x01\"]\n" +
+	"\x05Patch\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03why\x18\x02 \x01(\tR\x03why\x12.\n" +
+	"\x05edits\x18\x03 \x03(\v2\x18.cudapkgs.plugin.v1.EditR\x05edits\">\n" +
+	"\x04Edit\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x10\n" +
+	"\x03old\x18\x02 \x01(\tR\x03old\x12\x10\n" +
+	"\x03new\x18\x03 \x01(\tR\x03new\"N\n" +
 	"\rFixupResponse\x12=\n" +
 	"\bpackages\x18\x01 \x03(\v2!.cudapkgs.plugin.v1.PackageResultR\bpackages*\x8b\x01\n" +
 	"\x04Kind\x12\x14\n" +
@@ -1221,7 +1376,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_plugin_proto_goTypes = []any{
 	(Kind)(0),                // 0: cudapkgs.plugin.v1.Kind
 	(Role)(0),                // 1: cudapkgs.plugin.v1.Role
@@ -1238,16 +1393,18 @@ var file_plugin_proto_goTypes = []any{
 	(*Dep)(nil),              // 12: cudapkgs.plugin.v1.Dep
 	(*PlatformResult)(nil),   // 13: cudapkgs.plugin.v1.PlatformResult
 	(*PackageResult)(nil),    // 14: cudapkgs.plugin.v1.PackageResult
-	(*FixupResponse)(nil),    // 15: cudapkgs.plugin.v1.FixupResponse
-	nil,                      // 16: cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	nil,                      // 17: cudapkgs.plugin.v1.Package.UnavailableEntry
-	nil,                      // 18: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	(*Patch)(nil),            // 15: cudapkgs.plugin.v1.Patch
+	(*Edit)(nil),             // 16: cudapkgs.plugin.v1.Edit
+	(*FixupResponse)(nil),    // 17: cudapkgs.plugin.v1.FixupResponse
+	nil,                      // 18: cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	nil,                      // 19: cudapkgs.plugin.v1.Package.UnavailableEntry
+	nil,                      // 20: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	4,  // 0: cudapkgs.plugin.v1.DescribeResponse.renames:type_name -> cudapkgs.plugin.v1.Rename
-	16, // 1: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	18, // 1: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
 	8,  // 2: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
-	17, // 3: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
+	19, // 3: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
 	5,  // 4: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
 	9,  // 5: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
 	7,  // 6: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
@@ -1255,20 +1412,22 @@ var file_plugin_proto_depIdxs = []int32{
 	1,  // 8: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
 	11, // 9: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
 	12, // 10: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
-	18, // 11: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
-	14, // 12: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
-	6,  // 13: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	6,  // 14: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	13, // 15: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
-	2,  // 16: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
-	10, // 17: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
-	3,  // 18: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
-	15, // 19: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
-	18, // [18:20] is the sub-list for method output_type
-	16, // [16:18] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	20, // 11: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	15, // 12: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
+	16, // 13: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
+	14, // 14: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
+	6,  // 15: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	6,  // 16: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	13, // 17: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
+	2,  // 18: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
+	10, // 19: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
+	3,  // 20: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
+	17, // 21: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
+	20, // [20:22] is the sub-list for method output_type
+	18, // [18:20] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1282,7 +1441,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   17,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

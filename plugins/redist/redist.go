@@ -121,6 +121,11 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 	if known {
 		out.Deps = spec.depsFor(cuda, cfg, inSet)
 		out.StaticLinkopts = spec.staticLinkopts
+		for _, pa := range spec.patches {
+			if cuda.within(pa.since, pa.until) {
+				out.Patches = append(out.Patches, pa.Patch)
+			}
+		}
 	}
 	return out, nil
 }

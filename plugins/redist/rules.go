@@ -20,6 +20,8 @@ type pkg struct {
 	unusable []unusable
 	// staticLinkopts are the system libraries its static libraries need.
 	staticLinkopts []string
+	// patches fix NVIDIA's files where a newer system needs it.
+	patches []patch
 }
 
 // when bounds a rule by CUDA version (inclusive prefixes, "" open) and by
@@ -144,6 +146,7 @@ func (d dep) until(v string) dep         { d.Until = v; return d }
 func (d dep) runtime() dep               { d.Runtime = true; return d }
 func (d dep) static() dep                { d.Static = true; return d }
 func (d dep) headers() dep               { d.Headers = true; return d }
+func (d dep) merge() dep                 { d.Merge = true; return d }
 func (d dep) platforms(ps ...string) dep { d.Platforms = ps; return d }
 func (d dep) ifForwardCompat() dep       { d.forwardCompat = true; return d }
 

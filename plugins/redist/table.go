@@ -126,8 +126,10 @@ var table = map[string]pkg{
 			// nvcc 13 force-includes crt/host_config.h and drives cicc with
 			// libdevice, which moved out of cuda_nvcc.
 			edge("cuda_crt").since("13.0"),
-			edge("libnvvm").since("13.0"),
+			// nvcc.profile's $(TOP)/nvvm: the repository holds both.
+			edge("libnvvm").since("13.0").merge(),
 		},
+		patches: []patch{glibcMathFunctions()},
 	},
 	"cuda_crt": {
 		about: "nvcc's crt headers (include/crt: host_config.h, math_functions.h...), split from cuda_nvcc in 13.0",

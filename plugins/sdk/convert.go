@@ -72,8 +72,15 @@ func resultToPB(r *Result) *pb.FixupResponse {
 	resp := &pb.FixupResponse{}
 	for _, p := range r.Packages {
 		pp := &pb.PackageResult{Name: p.Name, Platforms: map[string]*pb.PlatformResult{}, StaticLinkopts: p.StaticLinkopts}
+		for _, pa := range p.Patches {
+			pe := &pb.Patch{Name: pa.Name, Why: pa.Why}
+			for _, e := range pa.Edits {
+				pe.Edits = append(pe.Edits, &pb.Edit{Path: e.Path, Old: e.Old, New: e.New})
+			}
+			pp.Patches = append(pp.Patches, pe)
+		}
 		for _, d := range p.Deps {
-			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms, Static: d.Static, Headers: d.Headers})
+			pp.Deps = append(pp.Deps, &pb.Dep{Package: d.Package, Release: d.Release, Runtime: d.Runtime, Since: d.Since, Until: d.Until, Platforms: d.Platforms, Static: d.Static, Headers: d.Headers, Merge: d.Merge})
 		}
 		var sent []string // platforms whose files went on the wire, in order
 		for _, name := range slices.Sorted(maps.Keys(p.Platforms)) {
@@ -102,8 +109,15 @@ func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 	r := &Result{}
 	for _, p := range resp.GetPackages() {
 		pp := PackageResult{Name: p.GetName(), Platforms: map[string]PlatformResult{}, StaticLinkopts: p.GetStaticLinkopts()}
+		for _, pa := range p.GetPatches() {
+			pe := Patch{Name: pa.GetName(), Why: pa.GetWhy()}
+			for _, e := range pa.GetEdits() {
+				pe.Edits = append(pe.Edits, Edit{Path: e.GetPath(), Old: e.GetOld(), New: e.GetNew()})
+			}
+			pp.Patches = append(pp.Patches, pe)
+		}
 		for _, d := range p.GetDeps() {
-			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms(), Static: d.GetStatic(), Headers: d.GetHeaders()})
+			pp.Deps = append(pp.Deps, Dep{Package: d.GetPackage(), Release: d.GetRelease(), Runtime: d.GetRuntime(), Since: d.GetSince(), Until: d.GetUntil(), Platforms: d.GetPlatforms(), Static: d.GetStatic(), Headers: d.GetHeaders(), Merge: d.GetMerge()})
 		}
 		files := map[string][]File{}
 		for name, pr := range p.GetPlatforms() {

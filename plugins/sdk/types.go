@@ -165,6 +165,11 @@ type Dep struct {
 	// Platforms limits the edge to some target platforms (libcudla on Jetson);
 	// empty means all.
 	Platforms []string
+	// Merge unpacks the other package's archive (same platform, same CUDA
+	// version) into this package's repository too, and gives this package
+	// its files: CUDA 13's nvcc finds cicc and libdevice in $(TOP)/nvvm
+	// (nvcc.profile), and from 13.0 they are in the libnvvm archive.
+	Merge bool
 }
 
 // PlatformResult is a package's answer for one target platform.
@@ -188,9 +193,27 @@ type PackageResult struct {
 	// needs, as linker flags ("-ldl", "-lpthread", "-lrt", "-lz"). The host
 	// accepts only -l<name> and -pthread.
 	StaticLinkopts []string
+	// Patches are edited into the package's archives when they are fetched,
+	// on every platform: fixes of NVIDIA's files that a newer system needs
+	// (CUDA 12's crt/math_functions.h against glibc 2.41).
+	Patches []Patch
 	// Platforms per target platform name; platforms not listed keep what the
 	// host knew (an archive with no files, or the reasons it has none).
 	Platforms map[string]PlatformResult
+}
+
+// Patch is a named set of text edits, with the reason it is needed.
+type Patch struct {
+	Name  string // short, unique in the package: "glibc-2.41-math-functions"
+	Why   string
+	Edits []Edit
+}
+
+// Edit replaces Old by New in the archive's file Path. Old must occur
+// exactly once: a patch written for other text fails the fetch, naming the
+// file and the patch, rather than doing nothing.
+type Edit struct {
+	Path, Old, New string
 }
 
 // Result is a Fixup's answer.
