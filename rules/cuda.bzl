@@ -206,6 +206,12 @@ def _cuda_library_impl(ctx):
         args_common += ["-I", i]
     for i in cctx.system_includes.to_list():
         args_common += ["-isystem", i]
+
+    # nvcc.profile's INCLUDES is $(TOP)/$(_TARGET_DIR_)/include, a folder of the
+    # full toolkit that no redistributable archive has: nvcc's own include/
+    # (fatbinary_section.h, which the host half of every compile includes) is
+    # given here, after the target's headers.
+    args_common += ["-isystem", tc.nvcc.dirname.rpartition("/")[0] + "/include"]
     args_common += ["--compiler-options", "-fPIC"] + ctx.attr.copts
 
     inputs = depset(

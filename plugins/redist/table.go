@@ -113,6 +113,10 @@ var table = map[string]pkg{
 			// what nvcc compiles against, so Target. From 13.0 crt is
 			// cuda_crt's and the PTX compiler libnvptxcompiler's.
 			headers("include").through("12"),
+			// From 13.0 include/ keeps only fatbinary_section.h, which the
+			// host half of every nvcc compile includes (the generated
+			// fatbin.c): read on the build machine, beside nvcc.
+			data("include/fatbinary_section.h", sdk.Exec).from("13.0"),
 			static("lib/libnvptxcompiler_static.a").through("12"),
 			// NVVM: cicc and libdevice run and are read on the build
 			// machine; libNVVM itself (SONAME libnvvm.so.4 since CUDA 11.2)
