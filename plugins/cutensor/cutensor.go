@@ -130,20 +130,23 @@ var (
 
 // files lists the package's files: headers, libcutensor and libcutensorMg
 // (from 1.4) by SONAME and as static libraries, libcutensorMp (from 2.4,
-// shared only), with the libraries in dir.
+// shared only) as data, with the libraries in dir. libcutensorMp is built
+// against NCCL (undefined ncclSend, ncclGroupEnd...: NVIDIA's 2.8.1 wheel,
+// linked by the real-binary tier), which no product here packages: linked
+// by default it would break every cuTENSOR program's link. It stays in the
+// package for programs that bring their own NCCL.
 func files(rel version.Version, dir string) []sdk.File {
 	names := []string{"cutensor"}
 	if !rel.Less(mgSince) {
 		names = append(names, "cutensorMg")
 	}
-	shared := names
-	if !rel.Less(mpSince) {
-		shared = append(shared[:len(shared):len(shared)], "cutensorMp")
-	}
 	out := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
-	for _, n := range shared {
+	for _, n := range names {
 		so := fmt.Sprintf("lib%s.so.%d", n, rel.Major())
 		out = append(out, sdk.File{Path: dir + "/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so})
+	}
+	if !rel.Less(mpSince) {
+		out = append(out, sdk.File{Path: fmt.Sprintf("%s/libcutensorMp.so.%d", dir, rel.Major()), Kind: sdk.Data, Role: sdk.Target})
 	}
 	for _, n := range names {
 		out = append(out, sdk.File{Path: dir + "/lib" + n + "_static.a", Kind: sdk.StaticLib, Role: sdk.Target})

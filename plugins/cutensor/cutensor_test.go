@@ -177,7 +177,7 @@ func TestFolders(t *testing.T) {
 		{"11.8.0", "libcutensor_2_2", "2.2.0", "linux-x86_64", []string{"lib/11/libcutensor.so.2", "lib/11/libcutensorMg.so.2"}},
 		{"12.4.1", "libcutensor_2_2", "2.2.0", "linux-x86_64", []string{"lib/12/libcutensor.so.2", "lib/12/libcutensorMg.so.2"}},
 		{"12.4.1", "libcutensor_2_3", "2.3.1", "linux-x86_64", []string{"lib/libcutensor.so.2", "lib/libcutensorMg.so.2"}},
-		{"13.0.0", "libcutensor", "2.8.1", "linux-sbsa", []string{"lib/libcutensor.so.2", "lib/libcutensorMg.so.2", "lib/libcutensorMp.so.2"}},
+		{"13.0.0", "libcutensor", "2.8.1", "linux-sbsa", []string{"lib/libcutensor.so.2", "lib/libcutensorMg.so.2"}},
 	}
 	cache := map[string]*sdk.Batch{}
 	for _, tt := range tests {
@@ -198,6 +198,10 @@ func TestFolders(t *testing.T) {
 		pr := fixup(t, b)[tt.pkg].Platforms[tt.platform]
 		if d := cmp.Diff(tt.shared, paths(pr.Files, sdk.SharedLib)); d != "" {
 			t.Errorf("CUDA %s, cuTENSOR %s on %s: shared libraries (-want +got):\n%s", tt.cuda, tt.release, tt.platform, d)
+		}
+		// cuTENSORMp needs NCCL: data, never in the default link.
+		if mp := tt.release >= "2.4"; mp != slices.Contains(paths(pr.Files, sdk.Data), "lib/libcutensorMp.so.2") {
+			t.Errorf("CUDA %s, cuTENSOR %s on %s: libcutensorMp as data is %v, want %v", tt.cuda, tt.release, tt.platform, !mp, mp)
 		}
 		var static []string
 		for _, s := range tt.shared {
