@@ -79,7 +79,8 @@ for V in 12.4.1 13.3.0; do
   got=$(sass bazel-bin/saxpy_test)
   echo "  cuobjdump --list-elf bazel-bin/saxpy_test: $got"
   [ "$got" = "$SASS" ] || fail "CUDA $V: saxpy_test has SASS '$got', want '$SASS'"
-  in_ws strings -a bazel-bin/saxpy_test | grep -q "^nvcc-fixture:" && fail "CUDA $V: saxpy_test was compiled by the fixture nvcc"
+  # Whole outputs, then grep (grep -q leaving early would SIGPIPE the writer).
+  if grep -q "^nvcc-fixture:" <<<"$(in_ws strings -a bazel-bin/saxpy_test)"; then fail "CUDA $V: saxpy_test was compiled by the fixture nvcc"; fi
   OB=${OB:-$(bazel_cmd info output_base 2>/dev/null)} || fail "bazel info output_base"
   nvcc=$(inchroot sh -c "ls -d $OB/external/*cuda_nvcc_${NVCC//./_}_linux_x86_64" | head -n 1)
   echo "  nvcc: $(inchroot "$nvcc/bin/nvcc" --version | tail -n 2 | head -n 1)"
@@ -112,8 +113,9 @@ if [ "$CROSS" = 1 ]; then
     case $V in 12.4.1) RT=12040 ;; 13.3.0) RT=13030 ;; esac
     step "real: CUDA $V cross --config=$cfg (NVIDIA's aarch64 libraries, run under qemu-aarch64)"
     bz real_${cfg}_$V test --@cuda//:version=$V --config=$cfg //:saxpy_test //:cudart_c_test //:cudart_cc_test //:curand_test
-    in_ws file -L bazel-bin/saxpy_test | grep -q 'ARM aarch64' || fail "$cfg: saxpy_test is not aarch64: $(in_ws file -L bazel-bin/saxpy_test)"
-    echo "  $(in_ws file -L bazel-bin/saxpy_test | cut -d, -f1-2)"
+    what=$(in_ws file -L bazel-bin/saxpy_test)
+    grep -q 'ARM aarch64' <<<"$what" || fail "$cfg: saxpy_test is not aarch64: $what"
+    echo "  $(cut -d, -f1-2 <<<"$what")"
     expect_log saxpy_test "cudaRuntimeGetVersion $RT (cudaSuccess), CUDART_VERSION $RT"
     expect_log curand_test "curand: curandGetVersion"
   done
