@@ -2,6 +2,7 @@ package rules
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -627,5 +628,120 @@ func TestLocalCudaFalseWithComponents(t *testing.T) {
 	e := newBzlEnv(t, miniLocal)
 	if _, err := e.eval("//rules:setup.bzl", `cuda_repositories(local_cuda = False, local_components = ["cuda_nvcc"])`); err == nil {
 		checkRepos(t, e, `{"cuda_nvcc_12_6_85_linux_x86_64": {"rule": "http_archive"}}`, false)
+	}
+}
+
+// TestCudaArchiveImpl runs cuda_archive's implementation with a fake
+// repository_ctx: every archive is unpacked into the one folder, in order,
+// the patches' edits are made, and an edit that does not match exactly once,
+// or of a file the archives lack, fails naming the repository, the patch and
+// the file.
+func TestCudaArchiveImpl(t *testing.T) {
+	e := newBzlEnv(t, miniLocal)
+	g, err := e.load(nil, "//rules:setup.bzl")
+	if err != nil {
+		t.Fatal(errorText(err))
+	}
+	const header = "#include \"builtin_types.h\"\ndouble sinpi(double x);\n"
+	run := func(attrs string) (map[string]string, []string, error) {
+		t.Helper()
+		files := map[string]string{}
+		var downloads []string
+		builtin := func(name string, fn func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+			return starlark.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				return fn(args, kwargs)
+			})
+		}
+		pathOf := func(p string) starlark.Value {
+			_, ok := files[p]
+			return starlarkstruct.FromStringDict(starlark.String("path"), starlark.StringDict{"exists": starlark.Bool(ok), "p": starlark.String(p)})
+		}
+		key := func(v starlark.Value) string {
+			if s, ok := v.(starlark.String); ok {
+				return string(s)
+			}
+			p, _ := v.(*starlarkstruct.Struct).Attr("p")
+			return string(p.(starlark.String))
+		}
+		rctx := starlarkstruct.FromStringDict(starlark.String("repository_ctx"), starlark.StringDict{
+			"name": starlark.String("cuda~~cuda~cuda_cuda_nvcc_12_4_131_linux_x86_64"),
+			"download_and_extract": builtin("download_and_extract", func(_ starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var url *starlark.List
+				var sha, strip string
+				if err := starlark.UnpackArgs("download_and_extract", nil, kwargs, "url", &url, "sha256", &sha, "stripPrefix", &strip); err != nil {
+					return nil, err
+				}
+				downloads = append(downloads, sha+":"+strip)
+				if sha == "nvcc" {
+					files["include/crt/math_functions.h"] = header
+				}
+				return starlark.None, nil
+			}),
+			"path": builtin("path", func(args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				return pathOf(key(args[0])), nil
+			}),
+			"read": builtin("read", func(args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				return starlark.String(files[key(args[0])]), nil
+			}),
+			"delete": builtin("delete", func(args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				delete(files, key(args[0]))
+				return starlark.True, nil
+			}),
+			"file": builtin("file", func(args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				files[key(args[0])] = string(args[1].(starlark.String))
+				return starlark.None, nil
+			}),
+			"symlink": builtin("symlink", func(args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				files[key(args[1])] = "-> " + args[0].String()
+				return starlark.None, nil
+			}),
+		})
+		a, err := e.eval("", attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rctx = starlarkstruct.FromStringDict(starlark.String("repository_ctx"), func() starlark.StringDict {
+			d := starlark.StringDict{"attr": a}
+			for _, n := range rctx.AttrNames() {
+				v, _ := rctx.Attr(n)
+				d[n] = v
+			}
+			return d
+		}())
+		_, err = starlark.Call(e.thread("_cuda_archive_impl"), g["cuda_archive"].(*repoRule).impl, starlark.Tuple{rctx}, nil)
+		return files, downloads, err
+	}
+	archives := `["{\"urls\": [\"http://127.0.0.1:1/nvcc.tar.xz\"], \"sha256\": \"nvcc\", \"strip_prefix\": \"nvcc-archive\"}",
+		"{\"urls\": [\"http://127.0.0.1:1/nvvm.tar.xz\"], \"sha256\": \"nvvm\", \"strip_prefix\": \"nvvm-archive\"}"]`
+	patch := func(old string) string {
+		return `['{"name": "glibc", "why": "glibc 2.41", "edits": [["include/crt/math_functions.h", ` + strconv.Quote(old) + `, "double sinpi(double x) T;"]]}']`
+	}
+
+	files, downloads, err := run(`struct(build_file = "//repos:x.BUILD", archives = ` + archives + `, patches = ` + patch("double sinpi(double x);") + `)`)
+	if err != nil {
+		t.Fatal(errorText(err))
+	}
+	if d := cmp.Diff([]string{"nvcc:nvcc-archive", "nvvm:nvvm-archive"}, downloads); d != "" {
+		t.Errorf("downloads (-want +got):\n%s", d)
+	}
+	if got := files["include/crt/math_functions.h"]; got != "#include \"builtin_types.h\"\ndouble sinpi(double x) T;\n" {
+		t.Errorf("patched header:\n%s", got)
+	}
+	if files["WORKSPACE"] != "workspace(name = \"cuda_cuda_nvcc_12_4_131_linux_x86_64\")\n" || files["BUILD.bazel"] == "" {
+		t.Errorf("WORKSPACE %q, BUILD.bazel %q", files["WORKSPACE"], files["BUILD.bazel"])
+	}
+
+	for _, tc := range []struct{ name, attrs, want string }{
+		{"text not there", `struct(build_file = "//repos:x.BUILD", archives = ` + archives + `, patches = ` + patch("float sinpi(float x);") + `)`,
+			"patch glibc (glibc 2.41): include/crt/math_functions.h has the text to replace 0 times, expected once"},
+		{"file not there", `struct(build_file = "//repos:x.BUILD", archives = ` + archives + `, patches = ['{"name": "p", "why": "w", "edits": [["include/none.h", "a", "b"]]}'])`,
+			"patch p (w): include/none.h is not in the archive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := run(tc.attrs)
+			if err == nil || !strings.Contains(errorText(err), tc.want) || !strings.Contains(errorText(err), "@cuda~~cuda~cuda_cuda_nvcc_12_4_131_linux_x86_64") {
+				t.Errorf("got %v, want an error naming the repository and %q", err, tc.want)
+			}
+		})
 	}
 }
