@@ -105,10 +105,9 @@ expect_log dlopen_test "dlopen libnvJitLink.so.13: ok"
 grep -F 'dlopen ' "$LOG/real-dlopen_test.log" | sed 's/^/    /'
 
 if [ "$CROSS" = 1 ]; then
-  # CUDA 12.4.1 cross is not run: its x86_64 cudafe++ rejects sid's aarch64
-  # glibc 2.43 <bits/math-vector.h> (__Float32x4_t is undefined); see
-  # integration/README.md.
-  for c in sbsa:13.3.0 jetson:13.3.0; do
+  # CUDA 12.4.1's Jetson archives are NVIDIA's linux-aarch64 ones, which no
+  # wheel or .deb has; its sbsa build needs the aarch64-vector-types patch.
+  for c in sbsa:12.4.1 sbsa:13.3.0 jetson:13.3.0; do
     cfg=${c%%:*} V=${c#*:}
     case $V in 12.4.1) RT=12040 ;; 13.3.0) RT=13030 ;; esac
     step "real: CUDA $V cross --config=$cfg (NVIDIA's aarch64 libraries, run under qemu-aarch64)"

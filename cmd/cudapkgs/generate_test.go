@@ -341,6 +341,9 @@ func TestGenerateMergeAndPatches(t *testing.T) {
 	nvcc12 := entry("cuda_cuda_nvcc_12_4_131_linux_x86_64")
 	wantOutput(t, "nvcc 12.4 archive", nvcc12, `"name": "glibc-2.41-math-functions"`, `"include/crt/math_functions.h"`,
 		`double                 sinpi(double x) __CUDAPKGS_GLIBC_C23_THROW;`)
+	sbsa12 := entry("cuda_cuda_nvcc_12_4_131_linux_sbsa")
+	wantOutput(t, "nvcc 12.4 sbsa archive", sbsa12, `"name": "aarch64-vector-types"`, `"name": "glibc-2.41-math-functions"`,
+		`#define __Float32x4_t __attribute__((__vector_size__(16))) float`)
 	if strings.Contains(nvcc12, `"merge"`) {
 		t.Errorf("nvcc 12.4 merges another archive; it holds nvvm itself:\n%s", nvcc12)
 	}

@@ -133,7 +133,7 @@ var table = map[string]pkg{
 			// nvcc.profile's $(TOP)/nvvm: the repository holds both.
 			edge("libnvvm").since("13.0").merge(),
 		},
-		patches: []patch{glibcMathFunctions()},
+		patches: []patch{glibcMathFunctions(), aarch64VectorTypes()},
 	},
 	"cuda_crt": {
 		about: "nvcc's crt headers (include/crt: host_config.h, math_functions.h...), split from cuda_nvcc in 13.0",
