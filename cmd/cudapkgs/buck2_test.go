@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs/core/buck2"
+	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
@@ -20,7 +21,7 @@ func TestGenerateBuck2(t *testing.T) {
 	errs := mustGenerate(t, args...)
 	wantOutput(t, "stderr", errs, "files written, 0 unchanged, 0 removed")
 	tree := readTree(t, out)
-	delete(tree, stampFile)
+	delete(tree, outdir.StampFile)
 	for _, p := range []string{"BUCK", "platforms/BUCK", "unusable/BUCK", "rules/cuda.bzl", "toolchain/BUCK"} {
 		if _, ok := tree[p]; !ok {
 			t.Errorf("no %s in the generated cell", p)

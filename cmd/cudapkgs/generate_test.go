@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudapkgs/cudapkgs/core/bazel"
+	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
@@ -57,10 +58,10 @@ func TestGenerateRealManifests(t *testing.T) {
 	errs := mustGenerate(t, two...)
 	wantOutput(t, "stderr", errs, "files written, 0 unchanged, 0 removed")
 	first := readTree(t, out)
-	if !strings.HasPrefix(string(first[stampFile]), bazel.Header+"\n") {
-		t.Errorf("%s does not start with the header", stampFile)
+	if !strings.HasPrefix(string(first[outdir.StampFile]), bazel.Header+"\n") {
+		t.Errorf("%s does not start with the header", outdir.StampFile)
 	}
-	delete(first, stampFile) // not a Bazel file
+	delete(first, outdir.StampFile) // not a Bazel file
 	for _, p := range []string{"WORKSPACE", "BUILD.bazel", "repositories.bzl", "platforms/BUILD.bazel", "version/BUILD.bazel", "generated.bzl", "MODULE.bazel", "extensions.bzl", "rules/setup.bzl", "unusable/defs.bzl", "unusable/BUILD.bazel", "repos/BUILD.bazel"} {
 		if _, ok := first[p]; !ok {
 			t.Errorf("no %s in the generated tree", p)
@@ -223,15 +224,15 @@ func TestGenerateNoOp(t *testing.T) {
 
 	errs := mustGenerate(t, args...)
 	wantOutput(t, "stderr", errs, "files written, 0 unchanged, 0 removed")
-	stamp, err := os.ReadFile(filepath.Join(out, stampFile))
+	stamp, err := os.ReadFile(filepath.Join(out, outdir.StampFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(string(stamp), bazel.Header+"\n") {
-		t.Errorf("%s does not start with the header:\n%s", stampFile, stamp)
+		t.Errorf("%s does not start with the header:\n%s", outdir.StampFile, stamp)
 	}
-	for _, w := range []string{"module " + strconv.Quote(conf), "module " + strconv.Quote(filepath.Join(ws, "lib", "policy.star")), `out `, `"BUILD.bazel"`} {
-		wantOutput(t, stampFile, string(stamp), w)
+	for _, w := range []string{"file " + strconv.Quote(conf), "file " + strconv.Quote(filepath.Join(ws, "lib", "policy.star")), `out `, `"BUILD.bazel"`} {
+		wantOutput(t, outdir.StampFile, string(stamp), w)
 	}
 	writeFile(user, "mine\n")
 	n := len(readTree(t, out)) - 2 // less the stamp and the user's file
@@ -300,13 +301,13 @@ func TestGenerateNoOp(t *testing.T) {
 		upToDate(t)
 	})
 	t.Run("a corrupt stamp", func(t *testing.T) {
-		writeFile(filepath.Join(out, stampFile), bazel.Header+"\ngarbage\n")
+		writeFile(filepath.Join(out, outdir.StampFile), bazel.Header+"\ngarbage\n")
 		regenerates(t, "0 files written, "+itoa(n)+" unchanged, 0 removed")
 	})
 	if b, err := os.ReadFile(user); err != nil || string(b) != "mine\n" {
 		t.Errorf("the user's file changed: %q, %v", b, err)
 	}
-	if _, err := os.Stat(filepath.Join(out, stampFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, outdir.StampFile)); err != nil {
 		t.Errorf("the stamp is gone: %v", err)
 	}
 }

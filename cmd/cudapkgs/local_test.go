@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
@@ -99,7 +100,7 @@ func TestGenerateLocalCUDA(t *testing.T) {
 	if strings.Contains(gen[strings.Index(gen, "LOCAL = "):strings.Index(gen, "HOST_COMPILERS")], "linux_sbsa") {
 		t.Error("LOCAL replaces an sbsa archive")
 	}
-	if _, err := os.Stat(filepath.Join(out, stampFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, outdir.StampFile)); !os.IsNotExist(err) {
 		t.Errorf("a stamp was written with --local-cuda (err %v): an upgraded install would not be read again", err)
 	}
 

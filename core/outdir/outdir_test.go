@@ -1,0 +1,159 @@
+package outdir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/core/buildfile"
+)
+
+func gen(body string) []byte { return []byte(buildfile.Header + "\n" + body) }
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestWrite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	first := buildfile.Tree{"BUILD.bazel": gen("a"), "repos/x.BUILD": gen("x"), "repos/old/y.BUILD": gen("y")}
+	st, err := Write(dir, first)
+	if err != nil || st != (Stats{Written: 3}) {
+		t.Fatalf("first write: %+v, %v", st, err)
+	}
+	// The user's own files, generated-looking or not, that the tree never
+	// had: only generated ones are removed.
+	if err := os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := buildfile.Tree{"BUILD.bazel": gen("a"), "repos/x.BUILD": gen("x2")}
+	st, err = Write(dir, second)
+	if err != nil || st != (Stats{Written: 1, Unchanged: 1, Removed: 1}) {
+		t.Fatalf("second write: %+v, %v", st, err)
+	}
+	if got := read(t, filepath.Join(dir, "repos/x.BUILD")); got != string(gen("x2")) {
+		t.Errorf("repos/x.BUILD = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "repos/old")); !os.IsNotExist(err) {
+		t.Errorf("the emptied folder repos/old is still there: %v", err)
+	}
+	if read(t, filepath.Join(dir, "mine.txt")) != "mine\n" {
+		t.Error("the user's file changed")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Errorf("temporary folders left next to the output: %v", entries)
+	}
+}
+
+func TestWriteRefusesBeforeTouching(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(dir string) error
+		want  string
+	}{
+		{"out is a file", func(dir string) error { return os.WriteFile(dir, nil, 0o644) }, "not a folder"},
+		{"a file where a folder goes", func(dir string) error {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, "repos"), []byte("x"), 0o644)
+		}, "repos is not a folder"},
+		{"a folder where a file goes", func(dir string) error { return os.MkdirAll(filepath.Join(dir, "BUILD.bazel"), 0o755) },
+			"exists and is not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if err := tc.setup(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Write(dir, buildfile.Tree{"BUILD.bazel": gen("a"), "repos/x.BUILD": gen("x")})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error with %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "repos", "x.BUILD")); err == nil {
+				t.Error("a file was written anyway")
+			}
+		})
+	}
+}
+
+func TestStamp(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	conf := filepath.Join(root, "cudapkgs.star")
+	mdir := filepath.Join(root, "manifests", "cuda")
+	if err := os.MkdirAll(mdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, c string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(conf, "cuda_versions([\"12.4.1\"])\n")
+	write(filepath.Join(mdir, "redistrib_12.4.1.json"), "{}")
+	write(filepath.Join(mdir, "notes.txt"), "not a manifest")
+	before := Inputs{{Kind: Value, Name: "flag cuda", Value: "12.4.1"}, {Kind: Manifests, Name: mdir}}
+	after := Inputs{{Kind: File, Name: conf}, {Kind: Value, Name: "plugin", Value: "abc /bin/p"}}
+	tree := buildfile.Tree{"BUILD.bazel": gen("a")}
+	stamp := func(t *testing.T) {
+		t.Helper()
+		pre, err := Digest(before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(dir, tree); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteStamp(dir, pre, after, tree); err != nil {
+			t.Fatal(err)
+		}
+		if !UpToDate(dir, pre) {
+			t.Fatal("not up to date right after the stamp")
+		}
+	}
+	upToDate := func() bool {
+		pre, err := Digest(before)
+		return err == nil && UpToDate(dir, pre)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func()
+		want   bool
+	}{
+		{"nothing changed", func() {}, true},
+		{"a file that is not a manifest", func() { write(filepath.Join(mdir, "notes.txt"), "other") }, true},
+		{"a manifest", func() { write(filepath.Join(mdir, "redistrib_12.4.1.json"), "{ }") }, false},
+		{"a new manifest", func() { write(filepath.Join(mdir, "redistrib_12.6.3.json"), "{}") }, false},
+		{"a file read during the run", func() { write(conf, "# edited\n") }, false},
+		{"an output", func() { write(filepath.Join(dir, "BUILD.bazel"), "edited") }, false},
+		{"a removed output", func() { os.Remove(filepath.Join(dir, "BUILD.bazel")) }, false},
+		{"a flag", func() { before = append(Inputs{{Kind: Value, Name: "flag name", Value: "gpu"}}, before...) }, false},
+		{"a corrupt stamp", func() { write(filepath.Join(dir, StampFile), buildfile.Header+"\ngarbage\n") }, false},
+		{"no stamp", func() { os.Remove(filepath.Join(dir, StampFile)) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stamp(t)
+			tc.change()
+			if got := upToDate(); got != tc.want {
+				t.Errorf("up to date = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// The stamp is never removed as a stale generated file.
+	stamp(t)
+	if _, err := Write(dir, tree); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StampFile)); err != nil {
+		t.Errorf("the stamp is gone after a write: %v", err)
+	}
+}
