@@ -259,9 +259,7 @@ func (g *generator) repoBuild(r *archives.Archive) {
 		}
 		b.Stmt = append(b.Stmt, buildfile.Call("cc_library", buildfile.Arg("name", buildfile.Str("headers")), buildfile.Arg("hdrs", hdrs), buildfile.Arg("includes", buildfile.SortedStrList(includes))))
 	}
-	for _, i := range imports {
-		b.Stmt = append(b.Stmt, i)
-	}
+	b.Stmt = append(b.Stmt, imports...)
 	top := func(name string, libs []build.Expr) *build.CallExpr {
 		deps := &build.ListExpr{ForceMultiLine: true}
 		if hasHeaders {

@@ -201,9 +201,7 @@ func (g *generator) repoBuck(r *archives.Archive) {
 		args = append(args, buildfile.Arg("header_only", buildfile.Ident("True")))
 		b.Stmt = append(b.Stmt, call("prebuilt_cxx_library", public(), args...))
 	}
-	for _, l := range libs {
-		b.Stmt = append(b.Stmt, l)
-	}
+	b.Stmt = append(b.Stmt, libs...)
 	// The package's own edges go through the hub, so they follow the same
 	// CUDA version and platform as the package itself.
 	hubLabels := func(names map[string]bool) []string {
