@@ -230,29 +230,27 @@ func clonePackage(p *pkgset.Package) *pkgset.Package {
 			c.Platforms[k] = v
 		}
 	}
-	if p.Unavailable != nil {
-		c.Unavailable = make(map[string][]string, len(p.Unavailable))
-		for k, v := range p.Unavailable {
-			c.Unavailable[k] = slices.Clone(v)
-		}
-	}
-	if p.Files != nil {
-		c.Files = make(map[string][]pkgset.File, len(p.Files))
-		for k, v := range p.Files {
-			c.Files[k] = slices.Clone(v)
-		}
-	}
+	c.Unavailable = cloneLists(p.Unavailable)
+	c.Files = cloneLists(p.Files)
+	c.Patches = cloneLists(p.Patches)
 	c.Deps = slices.Clone(p.Deps)
 	c.Served = maps.Clone(p.Served)
 	c.Generic = maps.Clone(p.Generic)
 	c.StaticLinkopts = slices.Clone(p.StaticLinkopts)
-	if p.Patches != nil {
-		c.Patches = make(map[string][]pkgset.Patch, len(p.Patches))
-		for k, v := range p.Patches {
-			c.Patches[k] = slices.Clone(v)
-		}
-	}
 	return &c
+}
+
+// cloneLists copies a map of lists, lists included (nil stays nil), so that
+// an override's changes never reach the set it was copied from.
+func cloneLists[V any](m map[string][]V) map[string][]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]V, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }
 
 // changePin points a package at another release of the same manifest

@@ -183,6 +183,7 @@ func (ix *Index) resolveMerges() {
 		if len(r.MergeDeps) == 0 {
 			continue
 		}
+		deps := slices.Sorted(maps.Keys(r.MergeDeps))
 		seen := map[string]bool{}
 		for _, s := range ix.sets {
 			if !r.CUDA[s.CUDA.String()] {
@@ -192,7 +193,7 @@ func (ix *Index) resolveMerges() {
 				if !r.Platforms[t.Name()] {
 					continue
 				}
-				for _, dep := range slices.Sorted(maps.Keys(r.MergeDeps)) {
+				for _, dep := range deps {
 					u, ok := ix.packages[dep][key(s.CUDA, t)]
 					if !ok || u.Archive == nil || seen[u.Archive.Name] {
 						continue

@@ -299,12 +299,9 @@ func (g *generator) repoBuild(r *archives.Archive) {
 	// remote execution alike. As data they sat in the runfiles where no
 	// search path reached them (docs/bazel.md, "Libraries loaded at run
 	// time").
-	deps := append(slices.Clone(shared), hubLabels(r.Deps)...)
-	for _, l := range hubLabels(r.Runtime) {
-		if !slices.ContainsFunc(deps, func(e build.Expr) bool { return e.(*build.StringExpr).Value == l.(*build.StringExpr).Value }) {
-			deps = append(deps, l)
-		}
-	}
+	runtimeOnly := maps.Clone(r.Runtime)
+	maps.DeleteFunc(runtimeOnly, func(n string, _ bool) bool { return r.Deps[n] })
+	deps := append(append(slices.Clone(shared), hubLabels(r.Deps)...), hubLabels(runtimeOnly)...)
 	lib := top(r.Manifest, append(deps, headerLabels()...))
 	if r.Generic {
 		// No plugin knows the package: its shared libraries are whatever

@@ -146,6 +146,9 @@ func CheckPath(p string) error {
 // name, never a path or a flag that changes the link.
 var linkoptRE = regexp.MustCompile(`^(-l[A-Za-z0-9_+.-]+|-pthread)$`)
 
+// patchNameRE is a patch's name: it appears in messages and in generated.bzl.
+var patchNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
 // validate checks a plugin's answer against the batch it was given. The
 // message names the plugin and the package: the plugin is what lied.
 func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
@@ -257,7 +260,7 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 // paths outside the archive, or that find nothing to replace.
 func checkPatch(pa sdk.Patch) error {
 	switch {
-	case strings.TrimSpace(pa.Name) == "" || strings.ContainsAny(pa.Name, "/\\\n\t \"'$"):
+	case !patchNameRE.MatchString(pa.Name):
 		return fmt.Errorf("expected a name of letters, digits, '.', '_' and '-'")
 	case strings.TrimSpace(pa.Why) == "":
 		return fmt.Errorf("no reason given (why)")

@@ -17,6 +17,7 @@ func TestCheckPatch(t *testing.T) {
 		{"ok", sdk.Patch{Name: "glibc-2.41", Why: "because", Edits: []sdk.Edit{good}}, ""},
 		{"no name", sdk.Patch{Why: "because", Edits: []sdk.Edit{good}}, "expected a name"},
 		{"name with a slash", sdk.Patch{Name: "a/b", Why: "because", Edits: []sdk.Edit{good}}, "expected a name"},
+		{"name with a colon", sdk.Patch{Name: "a:b", Why: "because", Edits: []sdk.Edit{good}}, "expected a name"},
 		{"no reason", sdk.Patch{Name: "p", Edits: []sdk.Edit{good}}, "no reason"},
 		{"no edits", sdk.Patch{Name: "p", Why: "because"}, "no edits"},
 		{"escapes", sdk.Patch{Name: "p", Why: "w", Edits: []sdk.Edit{{Path: "../x.h", Old: "a", New: "b"}}}, `edit of "../x.h"`},
