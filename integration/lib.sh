@@ -95,6 +95,16 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
     || fail "apt-get install $*"
 }
+# realbin OUT [ARGS...]: NVIDIA's binaries, repacked by integration/realbin
+# into OUT (downloads and archives cached outside the clone); the tool's
+# output in $LOG/realbin.{out,err}. Installs xz and pip when missing.
+realbin() {
+  local out=$1; shift
+  command -v xz >/dev/null || apt_install xz-utils
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  (cd "$ROOT" && go run ./integration/realbin -out "$out" "$@") >"$LOG/realbin.out" 2>"$LOG/realbin.err" \
+    || { tail -n 30 "$LOG/realbin.err" >&2; fail "integration/realbin (log: $LOG/realbin.err)"; }
+}
 # patch_rules_cc DIR: a copy of Debian's rules_cc 0.0.4 at DIR, patched for Bazel
 # 4.2.3, which lacks the use_cpp_toolchain it calls.
 patch_rules_cc() {

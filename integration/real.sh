@@ -7,11 +7,8 @@
 # CROSS). See integration/README.md, "Real binaries".
 
 step "real: NVIDIA's binaries (integration/realbin: download or cache, repack)"
-command -v xz >/dev/null || apt_install xz-utils
-python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
 REAL=$SCRATCH/realbin
-(cd "$ROOT" && go run ./integration/realbin -out "$REAL") >"$LOG/realbin.out" 2>"$LOG/realbin.err" \
-  || { tail -n 30 "$LOG/realbin.err" >&2; fail "integration/realbin (log: $LOG/realbin.err)"; }
+realbin "$REAL"
 cat "$LOG/realbin.out"
 
 step "real: HTTP server on 127.0.0.1, cudapkgs generate from the repacked manifests"
