@@ -85,7 +85,7 @@ func fsBuiltins() starlark.StringDict {
 
 // localSearchData is what core/bazel adds to generated.bzl for the
 // extension's search, from the same sources (the layout table itself, the
-// catalog's hints), for the tests' hand-written generated.bzl.
+// toolkit plugin's hints), for the tests' hand-written generated.bzl.
 func localSearchData() string {
 	return `
 LOCAL_LAYOUTS = ` + localcuda.Starlark(localcuda.Layouts()) + `

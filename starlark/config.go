@@ -2,8 +2,10 @@ package starlark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	sl "go.starlark.net/starlark"
@@ -90,43 +92,28 @@ func clone(s []string) []string {
 // pins, mirrors, plugins.
 func (f *File) Position(option string) string { return f.pos[option] }
 
-// Explain adds the file's position to an error of config.Evaluate that is
-// about an option the file set ("option pins: ..."): the position of the
-// pin or plugin the message quotes when there is one, else of the option.
-// Other errors come back unchanged. A caller whose flags override the file
-// should explain only errors about options the flags did not set.
+// Explain adds the file's position to a *config.OptionError about an option
+// the file set: the position of the pin or plugin at fault when there is
+// one, else of the option. Other errors come back unchanged. A caller whose
+// flags override the file should explain only errors whose option the file
+// set last (OptionError.Layer is the file's Name).
 func (f *File) Explain(err error) error {
-	if err == nil {
-		return nil
+	var oe *config.OptionError
+	if !errors.As(err, &oe) {
+		return err
 	}
-	msg := err.Error()
-	for _, prefix := range []string{"", f.path + ": "} {
-		rest, ok := strings.CutPrefix(msg, prefix+"option ")
-		if !ok {
-			continue
-		}
-		opt, _, ok := strings.Cut(rest, ":")
-		if !ok {
-			continue
-		}
-		pos := f.pos[opt]
-		entries, at := f.options.Pins, f.pinPos
-		if opt == "plugins" {
-			entries, at = f.options.Plugins, f.plugPos
-		}
-		if opt == "pins" || opt == "plugins" {
-			for i, e := range entries {
-				if strings.Contains(msg, fmt.Sprintf("%q", e)) || strings.Contains(msg, " "+e+" ") || strings.HasSuffix(msg, " "+e) {
-					pos = at[i]
-					break
-				}
-			}
-		}
-		if pos != "" {
-			return fmt.Errorf("%s: %w", pos, err)
-		}
+	pos := f.pos[oe.Option]
+	entries, at := f.options.Pins, f.pinPos
+	if oe.Option == "plugins" {
+		entries, at = f.options.Plugins, f.plugPos
 	}
-	return err
+	if i := slices.Index(entries, oe.Entry); oe.Entry != "" && i >= 0 && (oe.Option == "pins" || oe.Option == "plugins") {
+		pos = at[i]
+	}
+	if pos == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", pos, err)
 }
 
 // predeclared is what every file of a run sees besides the Starlark

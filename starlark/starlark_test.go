@@ -17,9 +17,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
-	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -65,7 +64,7 @@ func collection(t testing.TB) (*manifest.Collection, config.Available) {
 	if collErr != nil {
 		t.Fatal(collErr)
 	}
-	return coll, pkgset.Available(coll, catalog.Products())
+	return coll, pkgset.Available(coll, builtintest.Products(t))
 }
 
 // build evaluates the layers and builds the sets, as the CLI does.
@@ -76,7 +75,7 @@ func build(t testing.TB, layers ...config.Layer) (*config.Config, []*pkgset.Set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := pkgset.Build(context.Background(), cfg, c, catalog.Products())
+	sets, err := pkgset.Build(context.Background(), cfg, c, builtintest.Products(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +194,7 @@ override("libcufile", lambda pkg: {"unusable": {"linux-x86_64": "saw %d deps" % 
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	_, sets := fixuptest.Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
+	_, sets := builtintest.Env().Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
 	if err := f.ApplyOverrides(ctx, sets); err != nil {
 		t.Fatal(FormatError(err))
 	}
@@ -278,7 +277,7 @@ func TestOverrideErrors(t *testing.T) {
 		{file: "override_eval.star", want: "override_eval.star:2:43: struct has no .nosuchfield attribute",
 			more: []string{"  override_eval.star:2:43: in f", `note: override("libcufile") declared at override_eval.star:4:9, CUDA 12.2.2`}},
 	}
-	_, sets := fixuptest.Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
+	_, sets := builtintest.Env().Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
 	in := interp(t, "testdata/errors")
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -431,7 +430,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestQueries(t *testing.T) {
-	_, sets := fixuptest.Sets(t, []string{"12.2.2", "12.4.1"}, []string{"linux-x86_64", "linux-sbsa"})
+	_, sets := builtintest.Env().Sets(t, []string{"12.2.2", "12.4.1"}, []string{"linux-x86_64", "linux-sbsa"})
 	in := interp(t, "testdata/ws")
 	for _, c := range []struct{ expr, want string }{
 		{`cuda.versions()`, "[\n  \"12.2.2\",\n  \"12.4.1\"\n]\n"},
@@ -542,7 +541,7 @@ capabilities(CAPS)
 // An override can pin a package to another release the set holds under a
 // versioned name.
 func TestOverridePin(t *testing.T) {
-	_, sets := fixuptest.Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
+	_, sets := builtintest.Env().Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
 	dir := t.TempDir()
 	src := "override(\"cudnn\", lambda pkg: {\"pin\": \"8.9\"})\n"
 	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
@@ -601,7 +600,7 @@ func applyOverrides(t *testing.T, src string, sets []*pkgset.Set) {
 // A pin to the default's own release is that release everywhere, even where
 // the default was served by an older one (pkgset.ChooseDefaults).
 func TestOverridePinOwnRelease(t *testing.T) {
-	_, sets := fixuptest.Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
+	_, sets := builtintest.Env().Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
 	def, _ := sets[0].Package("cudnn")
 	own, ok := sets[0].Package("cudnn_" + def.Release.Underscored(2))
 	if !ok {
@@ -618,7 +617,7 @@ func TestOverridePinOwnRelease(t *testing.T) {
 // override_set sees a whole set and changes several packages at once, in
 // declaration order with the per-package overrides.
 func TestOverrideSet(t *testing.T) {
-	_, sets := fixuptest.Sets(t, []string{"12.2.2", "12.4.1"}, []string{"linux-x86_64", "linux-sbsa"})
+	_, sets := builtintest.Env().Sets(t, []string{"12.2.2", "12.4.1"}, []string{"linux-x86_64", "linux-sbsa"})
 	dir := t.TempDir()
 	src := `
 def no_sbsa_profilers(s):

@@ -9,8 +9,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -23,12 +24,12 @@ func benchSets(b *testing.B) (*config.Config, *manifest.Collection, func() []*pk
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := config.Evaluate(pkgset.Available(coll, catalog.Products()), config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
+	cfg, err := config.Evaluate(pkgset.Available(coll, builtintest.Products(b)), config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	build := func() []*pkgset.Set {
-		sets, err := pkgset.Build(context.Background(), cfg, coll, catalog.Products())
+		sets, err := pkgset.Build(context.Background(), cfg, coll, builtintest.Products(b))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,26 +38,20 @@ func benchSets(b *testing.B) (*config.Config, *manifest.Collection, func() []*pk
 	return cfg, coll, build
 }
 
-func builtinSpecs(b *testing.B) []fixup.Spec {
-	specs, err := pluginSpecs(&config.Config{})
+func benchSpecs(b *testing.B) []fixup.Spec {
+	specs, err := builtinSpecs()
 	if err != nil {
 		b.Fatal(err)
 	}
 	return specs
 }
 
-func builtinFixers() []sdk.Fixer {
-	var fs []sdk.Fixer
-	for _, n := range builtinNames() {
-		fs = append(fs, builtins()[n]())
-	}
-	return fs
-}
+func builtinFixers() []sdk.Fixer { return builtin.Fixers() }
 
 // BenchmarkPluginStart starts the four built-in plugins (processes,
 // handshakes, Describe) and stops them.
 func BenchmarkPluginStart(b *testing.B) {
-	specs := builtinSpecs(b)
+	specs := benchSpecs(b)
 	for b.Loop() {
 		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
 		if err != nil {
@@ -80,7 +75,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 			}
 		}
 	}
-	specs := builtinSpecs(b)
+	specs := benchSpecs(b)
 	h, err := fixup.Start(context.Background(), specs, fixup.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -98,7 +93,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 // loop, as in a run).
 func BenchmarkFixupStageGRPC(b *testing.B) {
 	cfg, _, build := benchSets(b)
-	h, err := fixup.Start(context.Background(), builtinSpecs(b), fixup.Options{})
+	h, err := fixup.Start(context.Background(), benchSpecs(b), fixup.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,17 +127,17 @@ func BenchmarkFixupStageInProcess(b *testing.B) {
 // manifest, evaluate, build every set, start the plugins, fix every set.
 func BenchmarkPipeline(b *testing.B) {
 	dir := shared.Manifests(b)
-	specs := builtinSpecs(b)
+	specs := benchSpecs(b)
 	for b.Loop() {
 		coll, err := manifest.LoadDir(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg, err := config.Evaluate(pkgset.Available(coll, catalog.Products()), config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
+		cfg, err := config.Evaluate(pkgset.Available(coll, builtintest.Products(b)), config.Defaults{}, config.Literal{From: "bench", Options: config.Options{Targets: benchTargets}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		sets, err := pkgset.Build(context.Background(), cfg, coll, catalog.Products())
+		sets, err := pkgset.Build(context.Background(), cfg, coll, builtintest.Products(b))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -168,7 +163,7 @@ func BenchmarkGenerateTree(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := bazel.Generate(cfg, sets, bazel.Options{Toolchain: catalog.Toolchain()}); err != nil {
+		if _, err := bazel.Generate(cfg, sets, bazel.Options{Toolchain: builtintest.Toolchain(b)}); err != nil {
 			b.Fatal(err)
 		}
 	}

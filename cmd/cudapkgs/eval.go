@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/gpu"
+	"github.com/cudapkgs/cudapkgs/core/pipeline"
 )
 
 func (a *app) evalCmd() *cobra.Command {
@@ -24,7 +25,8 @@ GPU capabilities and the nvcc -gencode flags they give.`,
 		if err != nil {
 			return err
 		}
-		if err := e.warnings.Check(e.strict); err != nil {
+		defer e.Close()
+		if err := e.CheckWarnings(); err != nil {
 			return err
 		}
 		return a.printConfig(e)
@@ -51,11 +53,11 @@ type jsonConfig struct {
 	Warnings      []string                         `json:"warnings"`
 }
 
-func (a *app) printConfig(e *evaluated) error {
-	c := e.cfg
+func (a *app) printConfig(e *pipeline.Run) error {
+	c := e.Config
 	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
 		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{},
-		Warnings: e.warnings.All()}
+		Warnings: e.Warnings.All()}
 	if out.Capabilities == nil {
 		out.Capabilities = []string{}
 	}

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cudapkgs/cudapkgs/core/bazel"
-	"github.com/cudapkgs/cudapkgs/core/buck2"
 	"github.com/cudapkgs/cudapkgs/core/outdir"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
-	"github.com/cudapkgs/cudapkgs/starlark"
+	"github.com/cudapkgs/cudapkgs/core/pipeline"
 )
 
 func (a *app) generateCmd() *cobra.Command {
@@ -76,34 +75,24 @@ nothing, without starting the plugins; --force regenerates regardless.
 		if err != nil {
 			return err
 		}
-		sets, err := a.sets(cmd.Context(), e)
+		defer e.Close()
+		sets, err := e.Sets(cmd.Context())
 		if err != nil {
 			return err
 		}
-		var tree bazel.Tree
-		switch format {
-		case "buck2":
-			if e.cfg.LocalCUDA() != "" {
-				return usagef("--local-cuda: not supported with --format buck2 yet (see docs/buck2.md)")
-			}
-			tree, err = buck2.Generate(e.cfg, sets, buck2.Options{Name: name, Toolchain: catalog.Toolchain()})
-		default:
-			var local *bazel.Local
-			if local, err = localInstall(e, sets, a.stderr); err == nil {
-				// The module extension reads an install at Bazel time with
-				// the same knowledge generation uses for --local-cuda.
-				var toolkit string
-				for _, p := range e.products {
-					if p.Toolkit {
-						toolkit = p.Name
-					}
-				}
-				tree, err = bazel.Generate(e.cfg, sets, bazel.Options{Name: name, Toolchain: catalog.Toolchain(), Local: local,
-					LocalProduct: toolkit, LocalHints: catalog.LocalHints(), LocalIdentify: catalog.LocalIdentify()})
-			}
+		tree, local, err := e.Generate(sets, pipeline.Format(format), name)
+		var ce *pipeline.ConfigError
+		if errors.As(err, &ce) {
+			return usageError{ce.Err}
 		}
 		if err != nil {
 			return err
+		}
+		if local != nil {
+			fmt.Fprintf(a.stderr, "local CUDA %s (%s layout, CUDA %s, %s): using %s\n", local.Root, local.Layout, local.Release, local.Target.Name(), strings.Join(local.Used, ", "))
+			if len(local.Skipped) > 0 {
+				fmt.Fprintf(a.stderr, "local CUDA %s: not complete there, downloaded instead: %s\n", local.Root, strings.Join(local.Skipped, ", "))
+			}
 		}
 		st, err := outdir.Write(out, tree)
 		if err != nil {
@@ -112,8 +101,8 @@ nothing, without starting the plugins; --force regenerates regardless.
 		fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, st.Written, st.Unchanged, st.Removed)
 		// An installed CUDA can change under the output (an upgrade): no
 		// stamp, so the next run reads it again.
-		if preErr == nil && e.cfg.LocalCUDA() == "" {
-			if err := outdir.WriteStamp(out, pre, afterInputs(e, f), tree); err != nil {
+		if preErr == nil && e.Config.LocalCUDA() == "" {
+			if err := outdir.WriteStamp(out, pre, e.ReadInputs(), tree); err != nil {
 				// Only the fast path is lost: the next run regenerates.
 				fmt.Fprintf(a.stderr, "warning: %s: %v\n", filepath.Join(out, outdir.StampFile), err)
 			}
@@ -126,9 +115,8 @@ nothing, without starting the plugins; --force regenerates regardless.
 // beforeInputs are the inputs known before evaluating: the running binary
 // (path, size, modification time: it also serves the built-in plugins, so a
 // rebuilt cudapkgs regenerates), the working folder (relative paths in
-// flags), every flag but --out and --force, the resolved configuration file
-// path, and every manifest folder that manifest.LoadDir reads from
-// --manifests.
+// flags), every flag but --out and --force, and the pipeline's own
+// (workspace, configuration file, manifest folders).
 func beforeInputs(cmd *cobra.Command, f *configFlags) (outdir.Inputs, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -150,73 +138,13 @@ func beforeInputs(cmd *cobra.Command, f *configFlags) (outdir.Inputs, error) {
 		}
 		in = append(in, outdir.Input{Kind: outdir.Value, Name: "flag " + fl.Name, Value: fmt.Sprintf("%t %q", fl.Changed, fl.Value.String())})
 	})
-	root, err := f.workspaceRoot()
+	pin, err := f.inputs(nil)
 	if err != nil {
 		return nil, err
 	}
-	conf := f.config
-	if conf == "" {
-		conf = filepath.Join(root, starlark.DefaultConfigFile)
-		if _, err := os.Stat(conf); err != nil {
-			conf = ""
-		}
-	}
-	dir := f.manifests
-	if dir == "" {
-		if dir = defaultManifestsDir(); dir == "" {
-			return nil, errors.New("no manifests folder")
-		}
-	}
-	in = append(in,
-		outdir.Input{Kind: outdir.Value, Name: "root", Value: root},
-		outdir.Input{Kind: outdir.Value, Name: "config", Value: conf},
-		outdir.Input{Kind: outdir.Value, Name: "manifests", Value: dir})
-	entries, err := os.ReadDir(dir)
+	own, err := pin.StampInputs()
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		if e.IsDir() {
-			in = append(in, outdir.Input{Kind: outdir.Manifests, Name: filepath.Join(dir, e.Name())})
-		}
-	}
-	return in, nil
-}
-
-// afterInputs are what the evaluation read beyond beforeInputs: the Starlark
-// modules (absolute paths, in load order), the folders of the
-// configuration's own manifests, and third-party plugins as declared.
-func afterInputs(e *evaluated, f *configFlags) outdir.Inputs {
-	var in outdir.Inputs
-	if e.file != nil {
-		root := e.interp.Root()
-		for i, m := range e.file.Modules {
-			p := filepath.FromSlash(m)
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(root, p)
-			}
-			if i == 0 {
-				// The top file: --config as given, or the default one.
-				p = filepath.Join(root, starlark.DefaultConfigFile)
-				if f.config != "" {
-					p = f.config
-				}
-			}
-			if abs, err := filepath.Abs(p); err == nil {
-				p = abs
-			}
-			in = append(in, outdir.Input{Kind: outdir.File, Name: p})
-		}
-		for _, up := range e.file.Products() {
-			d := up.Dir
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(root, d)
-			}
-			in = append(in, outdir.Input{Kind: outdir.Manifests, Name: d})
-		}
-	}
-	for _, p := range e.cfg.Plugins() {
-		in = append(in, outdir.Input{Kind: outdir.Value, Name: "plugin", Value: p.SHA256 + " " + p.Path})
-	}
-	return in
+	return append(in, own...), nil
 }

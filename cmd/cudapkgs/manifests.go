@@ -12,7 +12,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 )
 
 func (a *app) manifestsCmd() *cobra.Command {
@@ -116,7 +116,7 @@ retried with exponential backoff; 404 moves on to the next URL at once.
 // options turns the flags into source.Options; every problem is a usage error.
 func (f *fetchFlags) options() (source.Options, error) {
 	o := source.Options{
-		Sources:  source.Sources{Mirrors: f.mirrors, Base: f.base, ProductURLs: map[string]string{}, Unlisted: unlisted()},
+		Sources:  source.Sources{Mirrors: f.mirrors, ProductURLs: map[string]string{}},
 		CacheDir: f.cache,
 		LockFile: f.lock,
 		Update:   f.updateLock,
@@ -136,6 +136,12 @@ func (f *fetchFlags) options() (source.Options, error) {
 	if f.base == "" {
 		return o, usagef("--base: expected a URL such as %s", source.DefaultBase)
 	}
+	// Each product's own base is its plugin's; --base replaces them all
+	// (a test server, a proxy) only when it says something else.
+	if f.base != source.DefaultBase {
+		o.Sources.Base = f.base
+	}
+	o.Sources.Layouts, o.Sources.Unlisted = builtinLayouts()
 	for _, pu := range f.productURLs {
 		p, u, ok := strings.Cut(pu, "=")
 		if !ok {
@@ -259,9 +265,9 @@ lock. Every problem is reported, one per line, and the command fails if there is
 // plus every product given a --product-url.
 func fetchedByDefault(s source.Sources) []string {
 	var ps []string
-	for _, p := range catalog.Products() {
+	for _, p := range builtin.Facts() {
 		if !p.Unlisted {
-			ps = append(ps, p.Name)
+			ps = append(ps, p.Product)
 		}
 	}
 	var extra []string
@@ -274,13 +280,17 @@ func fetchedByDefault(s source.Sources) []string {
 	return append(ps, extra...)
 }
 
-// unlisted are the built-in products NVIDIA publishes no manifests for.
-func unlisted() []string {
-	var ps []string
-	for _, p := range catalog.Products() {
+// builtinLayouts say where the built-in plugins publish their products'
+// manifests, and which products have none.
+func builtinLayouts() (map[string]source.Layout, []string) {
+	layouts := map[string]source.Layout{}
+	var unlisted []string
+	for _, p := range builtin.Facts() {
 		if p.Unlisted {
-			ps = append(ps, p.Name)
+			unlisted = append(unlisted, p.Product)
+			continue
 		}
+		layouts[p.Product] = source.Layout{Base: p.Base, Path: p.Path}
 	}
-	return ps
+	return layouts, unlisted
 }

@@ -284,7 +284,11 @@ func TestFetchedByDefault(t *testing.T) {
 			t.Errorf("fetchedByDefault(%v) = %s, want %s", tt.urls, got, tt.want)
 		}
 	}
-	if got := strings.Join(unlisted(), ","); got != "tensorrt" {
+	layouts, unlisted := builtinLayouts()
+	if got := strings.Join(unlisted, ","); got != "tensorrt" {
 		t.Errorf("unlisted = %s", got)
+	}
+	if got := layouts["cudnn"]; got != (source.Layout{Base: source.DefaultBase, Path: "compute/cudnn/redist"}) {
+		t.Errorf("cudnn's layout = %+v", got)
 	}
 }

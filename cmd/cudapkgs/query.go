@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/starlark"
@@ -50,14 +51,15 @@ package, its product, version and, per target platform, the archive that serves 
 		if err != nil {
 			return err
 		}
-		sets, err := a.sets(cmd.Context(), e)
+		defer e.Close()
+		sets, err := e.Sets(cmd.Context())
 		if err != nil {
 			return err
 		}
 		if expr != "" {
-			v, err := starlark.Query(cmd.Context(), e.interp, expr, sets)
+			v, err := starlark.Query(cmd.Context(), e.Interp, expr, sets)
 			if err != nil {
-				return starlarkError{err}
+				return &pipeline.StarlarkError{Err: err}
 			}
 			out, err := starlark.ToJSON(v)
 			if err != nil {
@@ -69,7 +71,7 @@ package, its product, version and, per target platform, the archive that serves 
 		sets = filterPackages(sets, packages)
 		var buf bytes.Buffer
 		if format == "json" {
-			err = writeJSON(&buf, sets, e.runWarnings)
+			err = writeJSON(&buf, sets, e.RunWarnings)
 		} else {
 			err = writeText(&buf, sets)
 		}
@@ -306,13 +308,14 @@ value main() returns, or else the script's global result. See docs/starlark.md.`
 		if err != nil {
 			return err
 		}
-		sets, err := a.sets(cmd.Context(), e)
+		defer e.Close()
+		sets, err := e.Sets(cmd.Context())
 		if err != nil {
 			return err
 		}
-		v, err := starlark.Run(cmd.Context(), e.interp, args[0], sets)
+		v, err := starlark.Run(cmd.Context(), e.Interp, args[0], sets)
 		if err != nil {
-			return starlarkError{err}
+			return &pipeline.StarlarkError{Err: err}
 		}
 		out, err := starlark.ToJSON(v)
 		if err != nil {

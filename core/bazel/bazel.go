@@ -38,7 +38,7 @@ type Options struct {
 	Name string
 	// Toolchain names the packages the CUDA rules are built from. Which
 	// packages those are is product knowledge: the caller brings it (the
-	// built-in catalog's Toolchain). Without a Compiler, no toolchain is
+	// toolkit plugin's Describe). Without a Compiler, no toolchain is
 	// generated.
 	Toolchain Toolchain
 	// Local is an installed CUDA whose files replace some archives.

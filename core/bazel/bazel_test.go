@@ -80,7 +80,7 @@ func TestLint(t *testing.T) {
 	}
 }
 
-// testOptions name the toolchain's packages as the built-in catalog does.
+// testOptions name the toolchain's packages as the toolkit plugin does.
 var testOptions = Options{Toolchain: Toolchain{
 	Compiler: "cuda_nvcc",
 	Runtime:  "cuda_cudart",

@@ -34,7 +34,7 @@ import (
 )
 
 // Toolchain is the same product knowledge the Bazel emitter takes: an alias,
-// so the catalog's value serves both.
+// so the toolkit plugin's value serves both.
 type Toolchain = bazel.Toolchain
 
 // Options tune the generated cell.
@@ -44,7 +44,7 @@ type Options struct {
 	// Default "cuda".
 	Name string
 	// Toolchain names the packages nvcc and the CUDA rules come from (the
-	// built-in catalog's Toolchain). Without a Compiler, no toolchain is
+	// toolkit plugin's Describe). Without a Compiler, no toolchain is
 	// generated.
 	Toolchain Toolchain
 }

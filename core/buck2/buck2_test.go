@@ -13,9 +13,8 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
-	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 	cudnnplugin "github.com/cudapkgs/cudapkgs/plugins/cudnn"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
@@ -24,13 +23,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the testdata/golden trees")
 
-// testOptions name the toolchain's packages as the built-in catalog does.
-var testOptions = Options{Toolchain: catalog.Toolchain()}
-
 func TestGolden(t *testing.T) {
 	for _, c := range emittest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
-			tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), testOptions)
+			tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), Options{Toolchain: builtintest.Toolchain(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,12 +59,12 @@ func TestGolden(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	for _, c := range emittest.Cases() {
 		cfg := emittest.Config(t, c.CUDAs, c.Targets)
-		a, err := Generate(cfg, c.Sets(), testOptions)
+		a, err := Generate(cfg, c.Sets(), Options{Toolchain: builtintest.Toolchain(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 5; i++ {
-			b, err := Generate(cfg, c.Sets(), testOptions)
+			b, err := Generate(cfg, c.Sets(), Options{Toolchain: builtintest.Toolchain(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +77,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestLint(t *testing.T) {
 	for _, c := range emittest.Cases() {
-		tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), testOptions)
+		tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), Options{Toolchain: builtintest.Toolchain(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,12 +155,12 @@ func TestErrors(t *testing.T) {
 // fixed up by the built-in plugins in process, and checks that every file
 // parses as what it is and lints clean.
 func TestRealManifests(t *testing.T) {
-	cfg, sets := fixuptest.Sets(t, []string{"12.4.1", "12.6.3", "13.0.0"}, []string{"linux-x86_64", "linux-sbsa", "linux-jetson"})
+	cfg, sets := builtintest.Env().Sets(t, []string{"12.4.1", "12.6.3", "13.0.0"}, []string{"linux-x86_64", "linux-sbsa", "linux-jetson"})
 	h := fixup.InProcess(fixup.Options{}, redist.New(), cudnnplugin.New(), cutensor.New(), tensorrt.New())
 	if err := h.Apply(context.Background(), cfg, sets); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := Generate(cfg, sets, Options{Toolchain: catalog.Toolchain()})
+	tree, err := Generate(cfg, sets, Options{Toolchain: builtintest.Toolchain(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@
 package config
 
 import (
-	"fmt"
+	"errors"
 	"sort"
 	"strings"
 
@@ -187,36 +187,10 @@ type Literal struct {
 func (l Literal) Name() string { return l.From }
 
 func (l Literal) Apply(o *Options) error {
-	set := l.Options
-	if set.CUDA != nil {
-		o.CUDA = set.CUDA
-	}
-	if set.Capabilities != nil {
-		o.Capabilities = set.Capabilities
-	}
-	if set.ForwardCompat != nil {
-		o.ForwardCompat = set.ForwardCompat
-	}
-	if set.Exec != nil {
-		o.Exec = set.Exec
-	}
-	if set.Targets != nil {
-		o.Targets = set.Targets
-	}
-	if set.Pins != nil {
-		o.Pins = set.Pins
-	}
-	if set.LocalCUDA != nil {
-		o.LocalCUDA = set.LocalCUDA
-	}
-	if set.LocalComponents != nil {
-		o.LocalComponents = set.LocalComponents
-	}
-	if set.Mirrors != nil {
-		o.Mirrors = set.Mirrors
-	}
-	if set.Plugins != nil {
-		o.Plugins = set.Plugins
+	for _, opt := range Table() {
+		if opt.isSet(&l.Options) {
+			opt.copy(o, &l.Options)
+		}
 	}
 	return nil
 }
@@ -236,15 +210,65 @@ func (Defaults) Apply(o *Options) error {
 }
 
 // Evaluate merges the layers in order and validates the result against what
-// the manifests offer. Errors name the option and the values it allows.
+// the manifests offer. Errors name the option and the values it allows; an
+// *OptionError also says which layer set the option last.
 func Evaluate(avail Available, layers ...Layer) (*Config, error) {
-	var o Options
+	m, err := Merge(layers...)
+	if err != nil {
+		return nil, err
+	}
+	return m.Build(avail)
+}
+
+// Merged are the layers' options, with which layer set each option last.
+type Merged struct {
+	Options
+	setBy map[string]string
+}
+
+// Merge applies the layers in order. What a layer sets is read from what it
+// writes into empty options, so a layer needs no way to report it.
+func Merge(layers ...Layer) (Merged, error) {
+	m := Merged{setBy: map[string]string{}}
 	for _, l := range layers {
-		if err := l.Apply(&o); err != nil {
-			return nil, fmt.Errorf("%s: %w", l.Name(), err)
+		var alone Options
+		if err := l.Apply(&alone); err != nil {
+			return Merged{}, &LayerError{Layer: l.Name(), Err: err}
+		}
+		for _, opt := range Table() {
+			if opt.isSet(&alone) {
+				m.setBy[opt.Name] = l.Name()
+			}
+		}
+		if err := l.Apply(&m.Options); err != nil {
+			return Merged{}, &LayerError{Layer: l.Name(), Err: err}
 		}
 	}
-	return build(o, avail)
+	return m, nil
+}
+
+// SetBy names the layer that set an option last ("" when none did).
+func (m Merged) SetBy(option string) string { return m.setBy[option] }
+
+// Plugins reads the plugins option on its own: plugins start, and describe
+// their products, before the rest can be validated against the manifests.
+func (m Merged) Plugins() ([]Plugin, error) {
+	ps, err := ParsePlugins(m.Options.Plugins)
+	var oe *OptionError
+	if errors.As(err, &oe) {
+		oe.Layer = m.setBy[oe.Option]
+	}
+	return ps, err
+}
+
+// Build validates the merged options against what the manifests offer.
+func (m Merged) Build(avail Available) (*Config, error) {
+	c, err := build(m.Options, avail)
+	var oe *OptionError
+	if errors.As(err, &oe) {
+		oe.Layer = m.setBy[oe.Option]
+	}
+	return c, err
 }
 
 func build(o Options, avail Available) (*Config, error) {
@@ -253,7 +277,7 @@ func build(o Options, avail Available) (*Config, error) {
 		c.localCUDA = *o.LocalCUDA
 	}
 	if len(c.localComps) > 0 && c.localCUDA == "" {
-		return nil, fmt.Errorf("option local_components: %s: set without local_cuda: expected the root of an installed CUDA as well", strings.Join(c.localComps, ", "))
+		return nil, optionError("local_components", "", "%s: set without local_cuda: expected the root of an installed CUDA as well", strings.Join(c.localComps, ", "))
 	}
 	if o.ForwardCompat != nil {
 		c.forwardCompat = *o.ForwardCompat
@@ -267,19 +291,19 @@ func build(o Options, avail Available) (*Config, error) {
 		exec = *o.Exec
 	}
 	if c.exec, err = platform.Parse(exec); err != nil {
-		return nil, fmt.Errorf("option exec: %w", err)
+		return nil, optionError("exec", "", "%w", err)
 	}
 	if c.exec.OS != "linux" {
-		return nil, fmt.Errorf("option exec: %s cannot run builds: expected a Linux platform (%s)", c.exec, strings.Join(linuxNames(), ", "))
+		return nil, optionError("exec", "", "%s cannot run builds: expected a Linux platform (%s)", c.exec, strings.Join(linuxNames(), ", "))
 	}
 	if len(o.Targets) == 0 {
-		return nil, fmt.Errorf("option targets: no target platform: expected one or more of %s", strings.Join(platform.Names(), ", "))
+		return nil, optionError("targets", "", "no target platform: expected one or more of %s", strings.Join(platform.Names(), ", "))
 	}
 	seen := map[platform.Platform]bool{}
 	for _, t := range o.Targets {
 		p, err := platform.Parse(t)
 		if err != nil {
-			return nil, fmt.Errorf("option targets: %w", err)
+			return nil, optionError("targets", "", "%w", err)
 		}
 		if !seen[p] {
 			seen[p] = true
@@ -292,10 +316,10 @@ func build(o Options, avail Available) (*Config, error) {
 	}
 	for _, m := range c.mirrors {
 		if !strings.HasPrefix(m, "https://") && !strings.HasPrefix(m, "http://") && !strings.HasPrefix(m, "file://") {
-			return nil, fmt.Errorf("option mirrors: %q is not a URL: expected https://, http:// or file:// followed by a base with NVIDIA's layout", m)
+			return nil, optionError("mirrors", "", "%q is not a URL: expected https://, http:// or file:// followed by a base with NVIDIA's layout", m)
 		}
 	}
-	if c.plugins, err = parsePlugins(o.Plugins); err != nil {
+	if c.plugins, err = ParsePlugins(o.Plugins); err != nil {
 		return nil, err
 	}
 	c.explicitCaps = dedupe(o.Capabilities)
@@ -305,20 +329,22 @@ func build(o Options, avail Available) (*Config, error) {
 	return c, nil
 }
 
-func parsePlugins(raw []string) ([]Plugin, error) {
+// ParsePlugins reads the plugins option ("PATH=SHA256" each): the plugins
+// must start before the products they describe can validate the rest.
+func ParsePlugins(raw []string) ([]Plugin, error) {
 	var out []Plugin
 	seen := map[string]bool{}
 	for _, r := range raw {
 		i := strings.LastIndex(r, "=")
 		if i <= 0 {
-			return nil, fmt.Errorf("option plugins: %q: expected PATH=SHA256, the plugin program and the sha256 of its bytes", r)
+			return nil, optionError("plugins", r, "%q: expected PATH=SHA256, the plugin program and the sha256 of its bytes", r)
 		}
 		p := Plugin{Path: r[:i], SHA256: strings.ToLower(r[i+1:])}
 		if len(p.SHA256) != 64 || strings.Trim(p.SHA256, "0123456789abcdef") != "" {
-			return nil, fmt.Errorf("option plugins: %q: sha256 %q is not 64 hex digits", r, r[i+1:])
+			return nil, optionError("plugins", r, "%q: sha256 %q is not 64 hex digits", r, r[i+1:])
 		}
 		if seen[p.Path] {
-			return nil, fmt.Errorf("option plugins: %s is declared twice", p.Path)
+			return nil, optionError("plugins", "", "%s is declared twice", p.Path)
 		}
 		seen[p.Path] = true
 		out = append(out, p)
@@ -342,9 +368,9 @@ func resolveCUDA(want []string, avail Available) ([]version.Version, error) {
 	have := avail.Releases[avail.Toolkit]
 	if len(have) == 0 {
 		if rs := avail.Refused[avail.Toolkit]; len(rs) > 0 {
-			return nil, fmt.Errorf("option cuda: every CUDA toolkit manifest was refused (%d), the first because: %s", len(rs), rs[0].Reason)
+			return nil, optionError("cuda", "", "every CUDA toolkit manifest was refused (%d), the first because: %s", len(rs), rs[0].Reason)
 		}
-		return nil, fmt.Errorf("option cuda: the manifests hold no CUDA toolkit release")
+		return nil, optionError("cuda", "", "the manifests hold no CUDA toolkit release")
 	}
 	if len(want) == 0 {
 		return append([]version.Version(nil), have...), nil
@@ -354,7 +380,7 @@ func resolveCUDA(want []string, avail Available) ([]version.Version, error) {
 	for _, w := range want {
 		v, err := version.Parse(strings.TrimSpace(w))
 		if err != nil {
-			return nil, fmt.Errorf("option cuda: %w", err)
+			return nil, optionError("cuda", "", "%w", err)
 		}
 		var match version.Version
 		for _, h := range have {
@@ -363,10 +389,10 @@ func resolveCUDA(want []string, avail Available) ([]version.Version, error) {
 			}
 		}
 		if r, ok := avail.refusedMatch(avail.Toolkit, v, v.Parts() < 3); ok && match.IsZero() {
-			return nil, fmt.Errorf("option cuda: CUDA release %s cannot be used: its manifest was refused: %s", r.Release, r.Reason)
+			return nil, optionError("cuda", "", "CUDA release %s cannot be used: its manifest was refused: %s", r.Release, r.Reason)
 		}
 		if match.IsZero() {
-			return nil, fmt.Errorf("option cuda: no CUDA release %s in the manifests: expected one of %s", w, joinVersions(have))
+			return nil, optionError("cuda", "", "no CUDA release %s in the manifests: expected one of %s", w, joinVersions(have))
 		}
 		if !seen[match.String()] {
 			seen[match.String()] = true
@@ -383,19 +409,19 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 	for _, r := range raw {
 		lhs, ver, ok := strings.Cut(r, "=")
 		if !ok || lhs == "" || ver == "" {
-			return nil, fmt.Errorf("option pins: %q: expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9", r)
+			return nil, optionError("pins", r, "%q: expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9", r)
 		}
 		p := Pin{Product: lhs}
 		if prod, cuda, scoped := strings.Cut(lhs, "@"); scoped {
 			p.Product = prod
 			cv, err := version.Parse(cuda)
 			if err != nil {
-				return nil, fmt.Errorf("option pins: %q: CUDA version: %w", r, err)
+				return nil, optionError("pins", r, "%q: CUDA version: %w", r, err)
 			}
 			p.CUDA = cv
 		}
 		if p.Product == avail.Toolkit {
-			return nil, fmt.Errorf("option pins: %q: the %s toolkit is chosen with option cuda, not pinned", r, avail.Toolkit)
+			return nil, optionError("pins", r, "%q: the %s toolkit is chosen with option cuda, not pinned", r, avail.Toolkit)
 		}
 		releases, ok := avail.Releases[p.Product]
 		if !ok {
@@ -406,11 +432,11 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 				}
 			}
 			sort.Strings(ps)
-			return nil, fmt.Errorf("option pins: %q: unknown product %q: expected one of %s", r, p.Product, strings.Join(ps, ", "))
+			return nil, optionError("pins", r, "%q: unknown product %q: expected one of %s", r, p.Product, strings.Join(ps, ", "))
 		}
 		v, err := version.Parse(ver)
 		if err != nil {
-			return nil, fmt.Errorf("option pins: %q: %w", r, err)
+			return nil, optionError("pins", r, "%q: %w", r, err)
 		}
 		p.Version = v
 		found := false
@@ -419,13 +445,13 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 		}
 		if !found {
 			if rr, ok := avail.refusedMatch(p.Product, v, true); ok {
-				return nil, fmt.Errorf("option pins: %q: %s release %s cannot be used: its manifest was refused: %s", r, p.Product, rr.Release, rr.Reason)
+				return nil, optionError("pins", r, "%q: %s release %s cannot be used: its manifest was refused: %s", r, p.Product, rr.Release, rr.Reason)
 			}
-			return nil, fmt.Errorf("option pins: %q: no %s release %s in the manifests: expected one of %s", r, p.Product, ver, joinVersions(releases))
+			return nil, optionError("pins", r, "%q: no %s release %s in the manifests: expected one of %s", r, p.Product, ver, joinVersions(releases))
 		}
 		key := p.Product + "@" + p.CUDA.String()
 		if prev, dup := seen[key]; dup && prev != p.String() {
-			return nil, fmt.Errorf("option pins: %s and %s pin the same product and CUDA version differently", prev, p)
+			return nil, optionError("pins", r, "%s and %s pin the same product and CUDA version differently", prev, p)
 		}
 		seen[key] = p.String()
 		pins = append(pins, p)
@@ -447,7 +473,7 @@ func (c *Config) computeCapabilities() error {
 	for _, name := range c.explicitCaps {
 		cp, err := gpu.Lookup(name)
 		if err != nil {
-			return fmt.Errorf("option capabilities: %w", err)
+			return optionError("capabilities", "", "%w", err)
 		}
 		explicit = append(explicit, cp)
 	}
@@ -455,7 +481,7 @@ func (c *Config) computeCapabilities() error {
 	for _, cuda := range c.cuda {
 		for _, cp := range explicit {
 			if _, err := gpu.Check(cp.Name, cuda); err != nil {
-				return fmt.Errorf("option capabilities: %w (choose CUDA versions in that range with option cuda, or drop the capability)", err)
+				return optionError("capabilities", "", "%w (choose CUDA versions in that range with option cuda, or drop the capability)", err)
 			}
 		}
 		per := map[string][]gpu.Capability{}

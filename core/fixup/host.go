@@ -247,6 +247,9 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if d.Name == "" || len(d.Products) == 0 {
 		return fail("Describe", fmt.Errorf("describes itself without a name or products: %+v", d))
 	}
+	if err := checkFacts(d); err != nil {
+		return fail("Describe", err)
+	}
 	if r.renames, err = parseRenames(d); err != nil {
 		return fail("Describe", err)
 	}

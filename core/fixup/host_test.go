@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cudapkgs/cudapkgs/core/fixup"
-	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
+	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 )
 
 // testPlugin is the misbehaving plugin binary, built once for the package.
@@ -52,7 +52,7 @@ var fast = fixup.Options{CallTimeout: 2 * time.Second, StartTimeout: 10 * time.S
 
 // A well-behaved plugin is started once and serves every set.
 func TestApplyOK(t *testing.T) {
-	cfg, sets := fixuptest.Sets(t, []string{"12.4.1", "13.0.0"}, []string{"linux-x86_64"})
+	cfg, sets := builtintest.Env().Sets(t, []string{"12.4.1", "13.0.0"}, []string{"linux-x86_64"})
 	h, err := fixup.Start(context.Background(), []fixup.Spec{spec(t, "slow")}, fast)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestApplyOK(t *testing.T) {
 // Every way a plugin can misbehave ends in one error that names the plugin,
 // the call and, where it printed something, the tail of its stderr.
 func TestMisbehavingPlugins(t *testing.T) {
-	cfg, sets := fixuptest.Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
+	cfg, sets := builtintest.Env().Sets(t, []string{"12.4.1"}, []string{"linux-x86_64"})
 	tests := []struct {
 		mode string
 		want []string

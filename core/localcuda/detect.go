@@ -54,7 +54,7 @@ type Install struct {
 
 // Hint is package knowledge the core does not have: where a layout without a
 // version list states one component's version. Hints come from the
-// component's owner (a plugin or the product catalog), because the core
+// component's owner (the toolkit's plugin, in its Describe answer), because the core
 // names no package.
 type Hint struct {
 	// Component is the manifest name the version is recorded under.

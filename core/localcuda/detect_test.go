@@ -12,7 +12,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 )
 
-// hints is what the toolkit's owner (the product catalog) would pass: where
+// hints is what the toolkit's owner (its plugin) would pass: where
 // a layout without a version list states the compiler's and the runtime's
 // versions. The core itself names no package.
 var hints = []localcuda.Hint{

@@ -7,8 +7,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 )
 
 var allTargets = []string{"linux-x86_64", "linux-sbsa", "linux-jetson", "linux-ppc64le", "windows-x86_64"}
@@ -23,11 +23,11 @@ func BenchmarkLoadAndBuildAll(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg, err := config.Evaluate(available(c), config.Defaults{}, config.Literal{From: "bench", Options: layer{Targets: allTargets}})
+		cfg, err := config.Evaluate(available(b, c), config.Defaults{}, config.Literal{From: "bench", Options: layer{Targets: allTargets}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pkgset.Build(context.Background(), cfg, c, catalog.Products()); err != nil {
+		if _, err := pkgset.Build(context.Background(), cfg, c, builtintest.Products(b)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -47,11 +47,11 @@ func BenchmarkLoad(b *testing.B) {
 func BenchmarkBuildAll(b *testing.B) {
 	c := load(b)
 	for b.Loop() {
-		cfg, err := config.Evaluate(available(c), config.Defaults{}, config.Literal{From: "bench", Options: layer{Targets: allTargets}})
+		cfg, err := config.Evaluate(available(b, c), config.Defaults{}, config.Literal{From: "bench", Options: layer{Targets: allTargets}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pkgset.Build(context.Background(), cfg, c, catalog.Products()); err != nil {
+		if _, err := pkgset.Build(context.Background(), cfg, c, builtintest.Products(b)); err != nil {
 			b.Fatal(err)
 		}
 	}

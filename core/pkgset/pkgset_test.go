@@ -13,8 +13,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 )
 
 func load(t testing.TB) *manifest.Collection {
@@ -26,8 +26,9 @@ func load(t testing.TB) *manifest.Collection {
 	return c
 }
 
-func available(c *manifest.Collection) config.Available {
-	return pkgset.Available(c, catalog.Products())
+func available(t testing.TB, c *manifest.Collection) config.Available {
+	t.Helper()
+	return pkgset.Available(c, builtintest.Products(t))
 }
 
 // layer is a test's configuration, applied over the defaults.
@@ -35,11 +36,11 @@ type layer = config.Options
 
 func build(t testing.TB, c *manifest.Collection, l layer) []*pkgset.Set {
 	t.Helper()
-	cfg, err := config.Evaluate(available(c), config.Defaults{}, config.Literal{From: "test", Options: l})
+	cfg, err := config.Evaluate(available(t, c), config.Defaults{}, config.Literal{From: "test", Options: l})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := pkgset.Build(context.Background(), cfg, c, catalog.Products())
+	sets, err := pkgset.Build(context.Background(), cfg, c, builtintest.Products(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -529,9 +529,11 @@ func TestFetchOptionErrors(t *testing.T) {
 		{"bad release", Options{Products: []string{"cuda"}, Releases: map[string][]string{"cuda": {"12.x"}}}, `cuda release: version "12.x"`},
 		{"product twice", Options{Products: []string{"cuda", "cuda"}}, "product cuda named twice"},
 		{"no products", Options{Products: []string{}}, "no products"},
+		{"a product no plugin describes", Options{Products: []string{"nccl"}}, "nccl: no plugin describes where its manifests are published"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.CacheDir = t.TempDir()
+			tc.o.Sources.Layouts = testLayouts()
 			_, err := Fetch(context.Background(), tc.o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want %q", err, tc.want)

@@ -23,8 +23,13 @@ type Sources struct {
 	// server is the fallback. The lock file pins the bytes, so a mirror cannot
 	// change a locked manifest unnoticed.
 	Mirrors []string
-	// Base is NVIDIA's server; "" means DefaultBase.
+	// Base replaces every product's own base when set (a test server);
+	// mirrors come before it either way.
 	Base string
+	// Layouts say, per product, where its plugin says the manifests are:
+	// the product's base and the path below it and below each mirror.
+	// Product knowledge, so the caller says.
+	Layouts map[string]Layout
 	// ProductURLs maps a product to the folder URL holding its
 	// redistrib_<version>.json files. It replaces the layout (mirrors and base)
 	// for that product.
@@ -33,6 +38,17 @@ type Sources struct {
 	// they are fetched only from a product URL. Which products those are is
 	// product knowledge, so the caller says.
 	Unlisted []string
+}
+
+// Layout locates a product's manifests: Base + "/" + Path + "/".
+type Layout struct{ Base, Path string }
+
+// UnknownProductError is a product no plugin describes and no product URL
+// locates.
+type UnknownProductError struct{ Product string }
+
+func (e *UnknownProductError) Error() string {
+	return fmt.Sprintf("%s: no plugin describes where its manifests are published; give the folder that holds its redistrib_<version>.json files as a product URL (%s=<folder URL>)", e.Product, e.Product)
 }
 
 // NoProductURLError is a product that has no NVIDIA manifests and no product
@@ -79,13 +95,17 @@ func (s Sources) Folders(product string) ([]string, error) {
 	if slices.Contains(s.Unlisted, product) {
 		return nil, &NoProductURLError{Product: product}
 	}
+	l, ok := s.Layouts[product]
+	if !ok {
+		return nil, &UnknownProductError{Product: product}
+	}
 	base := s.Base
 	if base == "" {
-		base = DefaultBase
+		base = l.Base
 	}
 	var out []string
 	for _, b := range append(append([]string(nil), s.Mirrors...), base) {
-		out = append(out, strings.TrimRight(b, "/")+"/compute/"+product+"/redist/")
+		out = append(out, strings.TrimRight(b, "/")+"/"+strings.Trim(l.Path, "/")+"/")
 	}
 	return out, nil
 }

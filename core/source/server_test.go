@@ -181,7 +181,7 @@ func (b *syncBuffer) String() string {
 func (s *testServer) options(t *testing.T, log *syncBuffer) Options {
 	dir := t.TempDir()
 	return Options{
-		Sources:       Sources{Base: s.base("nv"), Unlisted: []string{"tensorrt"}},
+		Sources:       Sources{Base: s.base("nv"), Unlisted: []string{"tensorrt"}, Layouts: testLayouts()},
 		CacheDir:      filepath.Join(dir, "cache"),
 		LockFile:      filepath.Join(dir, LockFileName),
 		Client:        s.srv.Client(),
@@ -193,4 +193,14 @@ func (s *testServer) options(t *testing.T, log *syncBuffer) Options {
 		Progress:      NewProgress(log, false),
 		Products:      []string{"cuda", "cudnn", "cutensor"},
 	}
+}
+
+// testLayouts are the layouts the built-in plugins describe for the products
+// these tests fetch.
+func testLayouts() map[string]Layout {
+	out := map[string]Layout{}
+	for _, p := range []string{"cuda", "cudnn", "cutensor"} {
+		out[p] = Layout{Base: DefaultBase, Path: "compute/" + p + "/redist"}
+	}
+	return out
 }

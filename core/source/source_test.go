@@ -19,14 +19,16 @@ func TestFolders(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{"NVIDIA by default", Sources{}, "cuda", []string{"https://developer.download.nvidia.com/compute/cuda/redist/"}, ""},
-		{"mirrors first, in order, then the base", Sources{Mirrors: []string{"https://a.example/nv/", "http://b.example"}, Base: "https://c.example"}, "cudnn",
+		{"NVIDIA by default", Sources{Layouts: testLayouts()}, "cuda", []string{"https://developer.download.nvidia.com/compute/cuda/redist/"}, ""},
+		{"mirrors first, in order, then the base", Sources{Layouts: testLayouts(), Mirrors: []string{"https://a.example/nv/", "http://b.example"}, Base: "https://c.example"}, "cudnn",
 			[]string{"https://a.example/nv/compute/cudnn/redist/", "http://b.example/compute/cudnn/redist/", "https://c.example/compute/cudnn/redist/"}, ""},
-		{"a product URL replaces the layout", Sources{Mirrors: []string{"https://a.example"}, ProductURLs: map[string]string{"cutensor": "https://t.example/ct"}}, "cutensor",
+		{"a product URL replaces the layout", Sources{Layouts: testLayouts(), Mirrors: []string{"https://a.example"}, ProductURLs: map[string]string{"cutensor": "https://t.example/ct"}}, "cutensor",
 			[]string{"https://t.example/ct/"}, ""},
-		{"tensorrt needs a product URL", Sources{Mirrors: []string{"https://a.example"}, Unlisted: []string{"tensorrt"}}, "tensorrt", nil, "NVIDIA publishes no redistrib manifests for tensorrt"},
-		{"tensorrt with one", Sources{ProductURLs: map[string]string{"tensorrt": "https://t.example/trt/"}}, "tensorrt", []string{"https://t.example/trt/"}, ""},
-		{"bad product", Sources{}, "CUDA", nil, `product "CUDA"`},
+		{"tensorrt needs a product URL", Sources{Layouts: testLayouts(), Mirrors: []string{"https://a.example"}, Unlisted: []string{"tensorrt"}}, "tensorrt", nil, "NVIDIA publishes no redistrib manifests for tensorrt"},
+		{"tensorrt with one", Sources{Layouts: testLayouts(), ProductURLs: map[string]string{"tensorrt": "https://t.example/trt/"}}, "tensorrt", []string{"https://t.example/trt/"}, ""},
+		{"bad product", Sources{Layouts: testLayouts()}, "CUDA", nil, `product "CUDA"`},
+		{"a product no plugin describes", Sources{Layouts: testLayouts()}, "nccl", nil, "nccl: no plugin describes where its manifests are published"},
+		{"a plugin's own base and path", Sources{Layouts: map[string]Layout{"x": {Base: "https://x.example/", Path: "/pub/x/"}}}, "x", []string{"https://x.example/pub/x/"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.s.Folders(tc.product)
@@ -44,14 +46,14 @@ func TestFolders(t *testing.T) {
 			}
 		})
 	}
-	urls, err := Sources{Mirrors: []string{"https://a.example"}}.ManifestURLs("cuda", "12.4.1")
+	urls, err := Sources{Layouts: testLayouts(), Mirrors: []string{"https://a.example"}}.ManifestURLs("cuda", "12.4.1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"https://a.example/compute/cuda/redist/redistrib_12.4.1.json", "https://developer.download.nvidia.com/compute/cuda/redist/redistrib_12.4.1.json"}; !cmp.Equal(urls, want) {
 		t.Errorf("ManifestURLs = %v", urls)
 	}
-	if _, err := (Sources{}).ManifestURLs("cuda", "../../x"); err == nil {
+	if _, err := (Sources{Layouts: testLayouts()}).ManifestURLs("cuda", "../../x"); err == nil {
 		t.Error("a release that is not a version was accepted")
 	}
 }

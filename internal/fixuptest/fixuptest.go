@@ -11,15 +11,33 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
+
+// Env builds sets and batches with the products some plugins describe. A
+// plugin's tests name the toolkit's plugin and the plugins of the products
+// their package depends on; other tests take every built-in.
+type Env struct{ facts []sdk.ProductFacts }
+
+// New is an Env of the products the fixers describe.
+func New(fixers ...sdk.Fixer) Env {
+	var e Env
+	for _, f := range fixers {
+		e.facts = append(e.facts, f.Describe().Facts...)
+	}
+	sdk.SortFacts(e.facts)
+	return e
+}
 
 // Sets builds, from the real manifests in ../shared, the configuration and
 // package sets of some CUDA versions for the given target platforms (all
 // five when none). Capabilities are the defaults unless caps is set.
-func Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*config.Config, []*pkgset.Set) {
+func (e Env) Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*config.Config, []*pkgset.Set) {
 	t.Helper()
+	products, err := pkgset.FromFacts(e.facts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	coll, err := manifest.LoadDir(shared.Manifests(t))
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +45,7 @@ func Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*conf
 	if len(targets) == 0 {
 		targets = []string{"linux-x86_64", "linux-sbsa", "linux-jetson", "linux-ppc64le", "windows-x86_64"}
 	}
-	avail := pkgset.Available(coll, catalog.Products())
+	avail := pkgset.Available(coll, products)
 	o := config.Options{CUDA: cudas, Targets: targets}
 	if len(caps) > 0 {
 		o.Capabilities = caps
@@ -36,7 +54,7 @@ func Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := pkgset.Build(context.Background(), cfg, coll, catalog.Products())
+	sets, err := pkgset.Build(context.Background(), cfg, coll, products)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,9 +62,9 @@ func Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*conf
 }
 
 // Batch builds the batch of one product for one CUDA version, as Sets does.
-func Batch(t testing.TB, product, cuda string, targets []string, caps ...string) *sdk.Batch {
+func (e Env) Batch(t testing.TB, product, cuda string, targets []string, caps ...string) *sdk.Batch {
 	t.Helper()
-	cfg, sets := Sets(t, []string{cuda}, targets, caps...)
+	cfg, sets := e.Sets(t, []string{cuda}, targets, caps...)
 	for _, b := range fixup.Batches(cfg, sets[0]) {
 		if b.Product == product {
 			return b
@@ -60,14 +78,15 @@ func Batch(t testing.TB, product, cuda string, targets []string, caps ...string)
 // binary (building one reads every manifest). Tests that change a batch copy
 // it first.
 type Cache struct {
+	env     Env
 	product string
 	mu      sync.Mutex
 	batches map[string]*sdk.Batch
 }
 
 // NewCache returns an empty cache for a product's batches with all targets.
-func NewCache(product string) *Cache {
-	return &Cache{product: product, batches: map[string]*sdk.Batch{}}
+func (e Env) NewCache(product string) *Cache {
+	return &Cache{env: e, product: product, batches: map[string]*sdk.Batch{}}
 }
 
 // Batch returns the product's batch for a CUDA version.
@@ -78,7 +97,7 @@ func (c *Cache) Batch(t testing.TB, cuda string) *sdk.Batch {
 	if b, ok := c.batches[cuda]; ok {
 		return b
 	}
-	b := Batch(t, c.product, cuda, nil)
+	b := c.env.Batch(t, c.product, cuda, nil)
 	c.batches[cuda] = b
 	return b
 }

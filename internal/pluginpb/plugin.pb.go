@@ -178,7 +178,13 @@ type DescribeResponse struct {
 	Products        []string               `protobuf:"bytes,2,rep,name=products,proto3" json:"products,omitempty"`
 	ProtocolVersion int32                  `protobuf:"varint,3,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	// Added compatibly: a plugin that does not send it renames nothing.
-	Renames       []*Rename `protobuf:"bytes,4,rep,name=renames,proto3" json:"renames,omitempty"`
+	Renames []*Rename `protobuf:"bytes,4,rep,name=renames,proto3" json:"renames,omitempty"`
+	// Added compatibly: what the plugin knows about its products that their
+	// manifests do not carry (where they are published, which CUDA versions
+	// an unsplit release serves, the toolchain). A plugin that sends none
+	// leaves its products as another plugin or the configuration describes
+	// them; that is how a plugin of protocol v1 before this field works.
+	Facts         []*ProductFacts `protobuf:"bytes,5,rep,name=facts,proto3" json:"facts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -241,6 +247,389 @@ func (x *DescribeResponse) GetRenames() []*Rename {
 	return nil
 }
 
+func (x *DescribeResponse) GetFacts() []*ProductFacts {
+	if x != nil {
+		return x.Facts
+	}
+	return nil
+}
+
+// The facts of one product the plugin fixes.
+type ProductFacts struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Product string                 `protobuf:"bytes,1,opt,name=product,proto3" json:"product,omitempty"`
+	// toolkit: the product whose releases are the CUDA versions.
+	Toolkit bool `protobuf:"varint,2,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// unlisted: NVIDIA publishes no manifests for it; they come from a folder.
+	Unlisted bool `protobuf:"varint,3,opt,name=unlisted,proto3" json:"unlisted,omitempty"`
+	// base + "/" + path + "/" + relative_path is an archive's URL; path is
+	// also where `manifests fetch` lists the product's manifests.
+	Base string `protobuf:"bytes,4,opt,name=base,proto3" json:"base,omitempty"`
+	Path string `protobuf:"bytes,5,opt,name=path,proto3" json:"path,omitempty"`
+	// For releases whose archives are not split by cuda_variant: which CUDA
+	// versions (prefixes such as "11" or "10.2") each range of releases
+	// serves. A release in no range serves none.
+	FlatCuda []*FlatCUDA `protobuf:"bytes,6,rep,name=flat_cuda,json=flatCuda,proto3" json:"flat_cuda,omitempty"`
+	// The top folder of an archive, where it is not the archive's file name
+	// without its extension: "{version}" stands for the package's version.
+	StripPrefix string `protobuf:"bytes,7,opt,name=strip_prefix,json=stripPrefix,proto3" json:"strip_prefix,omitempty"`
+	// The nvcc toolchain, for the toolkit product only.
+	Toolchain *Toolchain `protobuf:"bytes,8,opt,name=toolchain,proto3" json:"toolchain,omitempty"`
+	// Where an installed toolkit states component versions no version file
+	// lists (Debian's layout), and which components tell its release.
+	LocalHints    []*LocalHint `protobuf:"bytes,9,rep,name=local_hints,json=localHints,proto3" json:"local_hints,omitempty"`
+	LocalIdentify []string     `protobuf:"bytes,10,rep,name=local_identify,json=localIdentify,proto3" json:"local_identify,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProductFacts) Reset() {
+	*x = ProductFacts{}
+	mi := &file_plugin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProductFacts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProductFacts) ProtoMessage() {}
+
+func (x *ProductFacts) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProductFacts.ProtoReflect.Descriptor instead.
+func (*ProductFacts) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ProductFacts) GetProduct() string {
+	if x != nil {
+		return x.Product
+	}
+	return ""
+}
+
+func (x *ProductFacts) GetToolkit() bool {
+	if x != nil {
+		return x.Toolkit
+	}
+	return false
+}
+
+func (x *ProductFacts) GetUnlisted() bool {
+	if x != nil {
+		return x.Unlisted
+	}
+	return false
+}
+
+func (x *ProductFacts) GetBase() string {
+	if x != nil {
+		return x.Base
+	}
+	return ""
+}
+
+func (x *ProductFacts) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ProductFacts) GetFlatCuda() []*FlatCUDA {
+	if x != nil {
+		return x.FlatCuda
+	}
+	return nil
+}
+
+func (x *ProductFacts) GetStripPrefix() string {
+	if x != nil {
+		return x.StripPrefix
+	}
+	return ""
+}
+
+func (x *ProductFacts) GetToolchain() *Toolchain {
+	if x != nil {
+		return x.Toolchain
+	}
+	return nil
+}
+
+func (x *ProductFacts) GetLocalHints() []*LocalHint {
+	if x != nil {
+		return x.LocalHints
+	}
+	return nil
+}
+
+func (x *ProductFacts) GetLocalIdentify() []string {
+	if x != nil {
+		return x.LocalIdentify
+	}
+	return nil
+}
+
+// Releases from `from` (inclusive) below `below` (exclusive; empty: no
+// bound) serve the CUDA versions `cuda`.
+type FlatCUDA struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	From          string                 `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	Below         string                 `protobuf:"bytes,2,opt,name=below,proto3" json:"below,omitempty"`
+	Cuda          []string               `protobuf:"bytes,3,rep,name=cuda,proto3" json:"cuda,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FlatCUDA) Reset() {
+	*x = FlatCUDA{}
+	mi := &file_plugin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FlatCUDA) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FlatCUDA) ProtoMessage() {}
+
+func (x *FlatCUDA) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FlatCUDA.ProtoReflect.Descriptor instead.
+func (*FlatCUDA) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *FlatCUDA) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *FlatCUDA) GetBelow() string {
+	if x != nil {
+		return x.Below
+	}
+	return ""
+}
+
+func (x *FlatCUDA) GetCuda() []string {
+	if x != nil {
+		return x.Cuda
+	}
+	return nil
+}
+
+type Toolchain struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The package whose exec-platform archive holds bin/nvcc.
+	Compiler string `protobuf:"bytes,1,opt,name=compiler,proto3" json:"compiler,omitempty"`
+	// The library every cuda_library links.
+	Runtime string `protobuf:"bytes,2,opt,name=runtime,proto3" json:"runtime,omitempty"`
+	// The packages whose target-platform headers nvcc compiles against, by
+	// CUDA version: the last entry whose since is at or below it applies.
+	Headers       []*ToolchainHeaders `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Toolchain) Reset() {
+	*x = Toolchain{}
+	mi := &file_plugin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Toolchain) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Toolchain) ProtoMessage() {}
+
+func (x *Toolchain) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Toolchain.ProtoReflect.Descriptor instead.
+func (*Toolchain) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Toolchain) GetCompiler() string {
+	if x != nil {
+		return x.Compiler
+	}
+	return ""
+}
+
+func (x *Toolchain) GetRuntime() string {
+	if x != nil {
+		return x.Runtime
+	}
+	return ""
+}
+
+func (x *Toolchain) GetHeaders() []*ToolchainHeaders {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+type ToolchainHeaders struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Since         string                 `protobuf:"bytes,1,opt,name=since,proto3" json:"since,omitempty"`
+	Packages      []string               `protobuf:"bytes,2,rep,name=packages,proto3" json:"packages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolchainHeaders) Reset() {
+	*x = ToolchainHeaders{}
+	mi := &file_plugin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolchainHeaders) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolchainHeaders) ProtoMessage() {}
+
+func (x *ToolchainHeaders) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolchainHeaders.ProtoReflect.Descriptor instead.
+func (*ToolchainHeaders) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ToolchainHeaders) GetSince() string {
+	if x != nil {
+		return x.Since
+	}
+	return ""
+}
+
+func (x *ToolchainHeaders) GetPackages() []string {
+	if x != nil {
+		return x.Packages
+	}
+	return nil
+}
+
+type LocalHint struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Component string                 `protobuf:"bytes,1,opt,name=component,proto3" json:"component,omitempty"`
+	Rel       string                 `protobuf:"bytes,2,opt,name=rel,proto3" json:"rel,omitempty"`
+	// "name", "text", "define" or "json".
+	Kind          string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	Key           string `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LocalHint) Reset() {
+	*x = LocalHint{}
+	mi := &file_plugin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LocalHint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LocalHint) ProtoMessage() {}
+
+func (x *LocalHint) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LocalHint.ProtoReflect.Descriptor instead.
+func (*LocalHint) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *LocalHint) GetComponent() string {
+	if x != nil {
+		return x.Component
+	}
+	return ""
+}
+
+func (x *LocalHint) GetRel() string {
+	if x != nil {
+		return x.Rel
+	}
+	return ""
+}
+
+func (x *LocalHint) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *LocalHint) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
 // A package that takes over an older manifest name from a CUDA version on
 // (CUDA 13.3's cccl, which was cuda_cccl).
 type Rename struct {
@@ -254,7 +643,7 @@ type Rename struct {
 
 func (x *Rename) Reset() {
 	*x = Rename{}
-	mi := &file_plugin_proto_msgTypes[2]
+	mi := &file_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -266,7 +655,7 @@ func (x *Rename) String() string {
 func (*Rename) ProtoMessage() {}
 
 func (x *Rename) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[2]
+	mi := &file_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -279,7 +668,7 @@ func (x *Rename) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rename.ProtoReflect.Descriptor instead.
 func (*Rename) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{2}
+	return file_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Rename) GetPackage() string {
@@ -316,7 +705,7 @@ type Config struct {
 
 func (x *Config) Reset() {
 	*x = Config{}
-	mi := &file_plugin_proto_msgTypes[3]
+	mi := &file_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -328,7 +717,7 @@ func (x *Config) String() string {
 func (*Config) ProtoMessage() {}
 
 func (x *Config) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[3]
+	mi := &file_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -341,7 +730,7 @@ func (x *Config) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Config.ProtoReflect.Descriptor instead.
 func (*Config) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{3}
+	return file_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Config) GetCudaVersions() []string {
@@ -388,7 +777,7 @@ type StringList struct {
 
 func (x *StringList) Reset() {
 	*x = StringList{}
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +789,7 @@ func (x *StringList) String() string {
 func (*StringList) ProtoMessage() {}
 
 func (x *StringList) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +802,7 @@ func (x *StringList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringList.ProtoReflect.Descriptor instead.
 func (*StringList) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{4}
+	return file_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StringList) GetValues() []string {
@@ -436,7 +825,7 @@ type SetPackage struct {
 
 func (x *SetPackage) Reset() {
 	*x = SetPackage{}
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +837,7 @@ func (x *SetPackage) String() string {
 func (*SetPackage) ProtoMessage() {}
 
 func (x *SetPackage) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +850,7 @@ func (x *SetPackage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPackage.ProtoReflect.Descriptor instead.
 func (*SetPackage) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{5}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetPackage) GetName() string {
@@ -512,7 +901,7 @@ type Archive struct {
 
 func (x *Archive) Reset() {
 	*x = Archive{}
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -524,7 +913,7 @@ func (x *Archive) String() string {
 func (*Archive) ProtoMessage() {}
 
 func (x *Archive) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -537,7 +926,7 @@ func (x *Archive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Archive.ProtoReflect.Descriptor instead.
 func (*Archive) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{6}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Archive) GetPlatform() string {
@@ -590,7 +979,7 @@ type Package struct {
 
 func (x *Package) Reset() {
 	*x = Package{}
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -602,7 +991,7 @@ func (x *Package) String() string {
 func (*Package) ProtoMessage() {}
 
 func (x *Package) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -615,7 +1004,7 @@ func (x *Package) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Package.ProtoReflect.Descriptor instead.
 func (*Package) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{7}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Package) GetName() string {
@@ -682,7 +1071,7 @@ type FixupRequest struct {
 
 func (x *FixupRequest) Reset() {
 	*x = FixupRequest{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -694,7 +1083,7 @@ func (x *FixupRequest) String() string {
 func (*FixupRequest) ProtoMessage() {}
 
 func (x *FixupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -707,7 +1096,7 @@ func (x *FixupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixupRequest.ProtoReflect.Descriptor instead.
 func (*FixupRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *FixupRequest) GetCuda() string {
@@ -757,7 +1146,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -769,7 +1158,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -782,7 +1171,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *File) GetPath() string {
@@ -840,7 +1229,7 @@ type Dep struct {
 
 func (x *Dep) Reset() {
 	*x = Dep{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -852,7 +1241,7 @@ func (x *Dep) String() string {
 func (*Dep) ProtoMessage() {}
 
 func (x *Dep) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -865,7 +1254,7 @@ func (x *Dep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dep.ProtoReflect.Descriptor instead.
 func (*Dep) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Dep) GetPackage() string {
@@ -949,7 +1338,7 @@ type PlatformResult struct {
 
 func (x *PlatformResult) Reset() {
 	*x = PlatformResult{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1350,7 @@ func (x *PlatformResult) String() string {
 func (*PlatformResult) ProtoMessage() {}
 
 func (x *PlatformResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1363,7 @@ func (x *PlatformResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlatformResult.ProtoReflect.Descriptor instead.
 func (*PlatformResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PlatformResult) GetFiles() []*File {
@@ -1022,7 +1411,7 @@ type PackageResult struct {
 
 func (x *PackageResult) Reset() {
 	*x = PackageResult{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1423,7 @@ func (x *PackageResult) String() string {
 func (*PackageResult) ProtoMessage() {}
 
 func (x *PackageResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1436,7 @@ func (x *PackageResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PackageResult.ProtoReflect.Descriptor instead.
 func (*PackageResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PackageResult) GetName() string {
@@ -1098,7 +1487,7 @@ type Patch struct {
 
 func (x *Patch) Reset() {
 	*x = Patch{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1110,7 +1499,7 @@ func (x *Patch) String() string {
 func (*Patch) ProtoMessage() {}
 
 func (x *Patch) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1123,7 +1512,7 @@ func (x *Patch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Patch.ProtoReflect.Descriptor instead.
 func (*Patch) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Patch) GetName() string {
@@ -1158,7 +1547,7 @@ type Edit struct {
 
 func (x *Edit) Reset() {
 	*x = Edit{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1559,7 @@ func (x *Edit) String() string {
 func (*Edit) ProtoMessage() {}
 
 func (x *Edit) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1572,7 @@ func (x *Edit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edit.ProtoReflect.Descriptor instead.
 func (*Edit) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Edit) GetPath() string {
@@ -1216,7 +1605,7 @@ type FixupResponse struct {
 
 func (x *FixupResponse) Reset() {
 	*x = FixupResponse{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1228,7 +1617,7 @@ func (x *FixupResponse) String() string {
 func (*FixupResponse) ProtoMessage() {}
 
 func (x *FixupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1241,7 +1630,7 @@ func (x *FixupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixupResponse.ProtoReflect.Descriptor instead.
 func (*FixupResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *FixupResponse) GetPackages() []*PackageResult {
@@ -1256,12 +1645,42 @@ var File_plugin_proto protoreflect.FileDescriptor
 const file_plugin_proto_rawDesc = "" +
 	"\n" +
 	"\fplugin.proto\x12\x12cudapkgs.plugin.v1\"\x11\n" +
-	"\x0fDescribeRequest\"\xa3\x01\n" +
+	"\x0fDescribeRequest\"\xdb\x01\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bproducts\x18\x02 \x03(\tR\bproducts\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\x05R\x0fprotocolVersion\x124\n" +
-	"\arenames\x18\x04 \x03(\v2\x1a.cudapkgs.plugin.v1.RenameR\arenames\"T\n" +
+	"\arenames\x18\x04 \x03(\v2\x1a.cudapkgs.plugin.v1.RenameR\arenames\x126\n" +
+	"\x05facts\x18\x05 \x03(\v2 .cudapkgs.plugin.v1.ProductFactsR\x05facts\"\x88\x03\n" +
+	"\fProductFacts\x12\x18\n" +
+	"\aproduct\x18\x01 \x01(\tR\aproduct\x12\x18\n" +
+	"\atoolkit\x18\x02 \x01(\bR\atoolkit\x12\x1a\n" +
+	"\bunlisted\x18\x03 \x01(\bR\bunlisted\x12\x12\n" +
+	"\x04base\x18\x04 \x01(\tR\x04base\x12\x12\n" +
+	"\x04path\x18\x05 \x01(\tR\x04path\x129\n" +
+	"\tflat_cuda\x18\x06 \x03(\v2\x1c.cudapkgs.plugin.v1.FlatCUDAR\bflatCuda\x12!\n" +
+	"\fstrip_prefix\x18\a \x01(\tR\vstripPrefix\x12;\n" +
+	"\ttoolchain\x18\b \x01(\v2\x1d.cudapkgs.plugin.v1.ToolchainR\ttoolchain\x12>\n" +
+	"\vlocal_hints\x18\t \x03(\v2\x1d.cudapkgs.plugin.v1.LocalHintR\n" +
+	"localHints\x12%\n" +
+	"\x0elocal_identify\x18\n" +
+	" \x03(\tR\rlocalIdentify\"H\n" +
+	"\bFlatCUDA\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x14\n" +
+	"\x05below\x18\x02 \x01(\tR\x05below\x12\x12\n" +
+	"\x04cuda\x18\x03 \x03(\tR\x04cuda\"\x81\x01\n" +
+	"\tToolchain\x12\x1a\n" +
+	"\bcompiler\x18\x01 \x01(\tR\bcompiler\x12\x18\n" +
+	"\aruntime\x18\x02 \x01(\tR\aruntime\x12>\n" +
+	"\aheaders\x18\x03 \x03(\v2$.cudapkgs.plugin.v1.ToolchainHeadersR\aheaders\"D\n" +
+	"\x10ToolchainHeaders\x12\x14\n" +
+	"\x05since\x18\x01 \x01(\tR\x05since\x12\x1a\n" +
+	"\bpackages\x18\x02 \x03(\tR\bpackages\"a\n" +
+	"\tLocalHint\x12\x1c\n" +
+	"\tcomponent\x18\x01 \x01(\tR\tcomponent\x12\x10\n" +
+	"\x03rel\x18\x02 \x01(\tR\x03rel\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\tR\x03key\"T\n" +
 	"\x06Rename\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x1a\n" +
 	"\breplaces\x18\x02 \x01(\tR\breplaces\x12\x14\n" +
@@ -1376,58 +1795,68 @@ func file_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_plugin_proto_goTypes = []any{
 	(Kind)(0),                // 0: cudapkgs.plugin.v1.Kind
 	(Role)(0),                // 1: cudapkgs.plugin.v1.Role
 	(*DescribeRequest)(nil),  // 2: cudapkgs.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil), // 3: cudapkgs.plugin.v1.DescribeResponse
-	(*Rename)(nil),           // 4: cudapkgs.plugin.v1.Rename
-	(*Config)(nil),           // 5: cudapkgs.plugin.v1.Config
-	(*StringList)(nil),       // 6: cudapkgs.plugin.v1.StringList
-	(*SetPackage)(nil),       // 7: cudapkgs.plugin.v1.SetPackage
-	(*Archive)(nil),          // 8: cudapkgs.plugin.v1.Archive
-	(*Package)(nil),          // 9: cudapkgs.plugin.v1.Package
-	(*FixupRequest)(nil),     // 10: cudapkgs.plugin.v1.FixupRequest
-	(*File)(nil),             // 11: cudapkgs.plugin.v1.File
-	(*Dep)(nil),              // 12: cudapkgs.plugin.v1.Dep
-	(*PlatformResult)(nil),   // 13: cudapkgs.plugin.v1.PlatformResult
-	(*PackageResult)(nil),    // 14: cudapkgs.plugin.v1.PackageResult
-	(*Patch)(nil),            // 15: cudapkgs.plugin.v1.Patch
-	(*Edit)(nil),             // 16: cudapkgs.plugin.v1.Edit
-	(*FixupResponse)(nil),    // 17: cudapkgs.plugin.v1.FixupResponse
-	nil,                      // 18: cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	nil,                      // 19: cudapkgs.plugin.v1.Package.UnavailableEntry
-	nil,                      // 20: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	(*ProductFacts)(nil),     // 4: cudapkgs.plugin.v1.ProductFacts
+	(*FlatCUDA)(nil),         // 5: cudapkgs.plugin.v1.FlatCUDA
+	(*Toolchain)(nil),        // 6: cudapkgs.plugin.v1.Toolchain
+	(*ToolchainHeaders)(nil), // 7: cudapkgs.plugin.v1.ToolchainHeaders
+	(*LocalHint)(nil),        // 8: cudapkgs.plugin.v1.LocalHint
+	(*Rename)(nil),           // 9: cudapkgs.plugin.v1.Rename
+	(*Config)(nil),           // 10: cudapkgs.plugin.v1.Config
+	(*StringList)(nil),       // 11: cudapkgs.plugin.v1.StringList
+	(*SetPackage)(nil),       // 12: cudapkgs.plugin.v1.SetPackage
+	(*Archive)(nil),          // 13: cudapkgs.plugin.v1.Archive
+	(*Package)(nil),          // 14: cudapkgs.plugin.v1.Package
+	(*FixupRequest)(nil),     // 15: cudapkgs.plugin.v1.FixupRequest
+	(*File)(nil),             // 16: cudapkgs.plugin.v1.File
+	(*Dep)(nil),              // 17: cudapkgs.plugin.v1.Dep
+	(*PlatformResult)(nil),   // 18: cudapkgs.plugin.v1.PlatformResult
+	(*PackageResult)(nil),    // 19: cudapkgs.plugin.v1.PackageResult
+	(*Patch)(nil),            // 20: cudapkgs.plugin.v1.Patch
+	(*Edit)(nil),             // 21: cudapkgs.plugin.v1.Edit
+	(*FixupResponse)(nil),    // 22: cudapkgs.plugin.v1.FixupResponse
+	nil,                      // 23: cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	nil,                      // 24: cudapkgs.plugin.v1.Package.UnavailableEntry
+	nil,                      // 25: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
-	4,  // 0: cudapkgs.plugin.v1.DescribeResponse.renames:type_name -> cudapkgs.plugin.v1.Rename
-	18, // 1: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	8,  // 2: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
-	19, // 3: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
-	5,  // 4: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
-	9,  // 5: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
-	7,  // 6: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
-	0,  // 7: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
-	1,  // 8: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
-	11, // 9: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
-	12, // 10: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
-	20, // 11: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
-	15, // 12: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
-	16, // 13: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
-	14, // 14: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
-	6,  // 15: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	6,  // 16: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	13, // 17: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
-	2,  // 18: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
-	10, // 19: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
-	3,  // 20: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
-	17, // 21: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
-	20, // [20:22] is the sub-list for method output_type
-	18, // [18:20] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	9,  // 0: cudapkgs.plugin.v1.DescribeResponse.renames:type_name -> cudapkgs.plugin.v1.Rename
+	4,  // 1: cudapkgs.plugin.v1.DescribeResponse.facts:type_name -> cudapkgs.plugin.v1.ProductFacts
+	5,  // 2: cudapkgs.plugin.v1.ProductFacts.flat_cuda:type_name -> cudapkgs.plugin.v1.FlatCUDA
+	6,  // 3: cudapkgs.plugin.v1.ProductFacts.toolchain:type_name -> cudapkgs.plugin.v1.Toolchain
+	8,  // 4: cudapkgs.plugin.v1.ProductFacts.local_hints:type_name -> cudapkgs.plugin.v1.LocalHint
+	7,  // 5: cudapkgs.plugin.v1.Toolchain.headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
+	23, // 6: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	13, // 7: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
+	24, // 8: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
+	10, // 9: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
+	14, // 10: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
+	12, // 11: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
+	0,  // 12: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
+	1,  // 13: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
+	16, // 14: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
+	17, // 15: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
+	25, // 16: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	20, // 17: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
+	21, // 18: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
+	19, // 19: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
+	11, // 20: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	11, // 21: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	18, // 22: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
+	2,  // 23: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
+	15, // 24: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
+	3,  // 25: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
+	22, // 26: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
+	25, // [25:27] is the sub-list for method output_type
+	23, // [23:25] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1441,7 +1870,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   19,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -17,7 +17,8 @@ func New() sdk.Fixer { return fixer{} }
 type fixer struct{}
 
 func (fixer) Describe() sdk.Description {
-	return sdk.Description{Name: "cudnn", Products: []string{"cudnn"}}
+	return sdk.Description{Name: "cudnn", Products: []string{"cudnn"},
+		Facts: []sdk.ProductFacts{{Product: "cudnn", Base: sdk.NVIDIABase, Path: "compute/cudnn/redist"}}}
 }
 
 // Fixup answers for every package of the batch. Packages this plugin does not

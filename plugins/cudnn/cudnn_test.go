@@ -14,16 +14,20 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
+
+// fx holds the products this package's batches are built with.
+var fx = fixuptest.New(redist.New(), New())
 
 // cudaVersions are the toolkit releases the tests build sets for: both ends
 // of every CUDA major the manifests cover and the releases where cuDNN's
 // variants change.
 var cudaVersions = []string{"11.4.4", "11.8.0", "12.0.1", "12.2.2", "12.4.1", "12.6.3", "12.8.1", "12.9.0", "13.0.0"}
 
-var batches = fixuptest.NewCache("cudnn")
+var batches = fx.NewCache("cudnn")
 
 func batch(t *testing.T, cuda string) *sdk.Batch { return batches.Batch(t, cuda) }
 
@@ -312,7 +316,7 @@ func TestUnusable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := fixuptest.Batch(t, "cudnn", tt.cuda, nil, tt.caps...)
+			b := fx.Batch(t, "cudnn", tt.cuda, nil, tt.caps...)
 			res := fixup(t, b)
 			got := res[tt.pkg].Platforms[tt.platform].Unusable
 			if len(got) != 1 {
@@ -327,7 +331,7 @@ func TestUnusable(t *testing.T) {
 	}
 
 	// The same sets stay usable where the release still serves the GPUs.
-	b := fixuptest.Batch(t, "cudnn", "12.8.1", nil, "6.1", "9.0")
+	b := fx.Batch(t, "cudnn", "12.8.1", nil, "6.1", "9.0")
 	res := fixup(t, b)
 	for _, name := range []string{"cudnn_9_7", "cudnn_8_9", "cudnn_samples"} {
 		for plat, pr := range res[name].Platforms {

@@ -18,7 +18,22 @@ func New() sdk.Fixer { return fixer{} }
 type fixer struct{}
 
 func (fixer) Describe() sdk.Description {
-	return sdk.Description{Name: "cutensor", Products: []string{"cutensor"}}
+	return sdk.Description{Name: "cutensor", Products: []string{"cutensor"}, Facts: []sdk.ProductFacts{{
+		Product: "cutensor", Base: sdk.NVIDIABase, Path: "compute/cutensor/redist", FlatCUDA: flatCUDA(),
+	}}}
+}
+
+// flatCUDA: before 2.3, cuTENSOR shipped one archive per platform with a
+// lib/<cuda> folder per supported CUDA (cuTENSOR release notes; nixpkgs'
+// cutensor expression picks lib/<major> the same way): 1.3 to 1.6 hold
+// lib/10.2 and lib/11, 1.7 adds lib/12, 2.0 to 2.2 hold lib/11 and lib/12.
+// From 2.3 archives are split by cuda_variant instead.
+func flatCUDA() []sdk.FlatCUDA {
+	return []sdk.FlatCUDA{
+		{From: "1", Below: "1.7", CUDA: []string{"10.2", "11"}},
+		{From: "1.7", Below: "2", CUDA: []string{"10.2", "11", "12"}},
+		{From: "2", Below: "2.3", CUDA: []string{"11", "12"}},
+	}
 }
 
 // Fixup answers for every package of the batch.

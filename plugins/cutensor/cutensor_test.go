@@ -13,13 +13,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
-	"github.com/cudapkgs/cudapkgs/plugins/catalog"
+	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
+
+// fx holds the products this package's batches are built with.
+var fx = fixuptest.New(redist.New(), New())
 
 var cudaVersions = []string{"11.4.4", "11.8.0", "12.0.1", "12.4.1", "12.6.3", "12.9.0", "13.0.0"}
 
@@ -75,17 +79,17 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 	}
 }
 
-// TestFlatFoldersMatchCatalog keeps this plugin's table of lib/<cuda>
-// folders equal to the one the catalog gives the package-set stage.
-func TestFlatFoldersMatchCatalog(t *testing.T) {
-	var flat func(version.Version) []version.Version
-	for _, p := range catalog.Products() {
-		if p.Name == "cutensor" {
-			flat = p.FlatCUDA
-		}
+// TestFlatFoldersMatchFacts keeps this plugin's table of lib/<cuda> folders
+// equal to the ranges its Describe gives the package-set stage, as the core
+// reads them.
+func TestFlatFoldersMatchFacts(t *testing.T) {
+	ps, err := pkgset.FromFacts(New().Describe().Facts)
+	if err != nil {
+		t.Fatal(err)
 	}
+	flat := ps[0].FlatCUDA
 	if flat == nil {
-		t.Fatal("the catalog has no cutensor FlatCUDA")
+		t.Fatal("Describe gives no cutensor FlatCUDA")
 	}
 	for _, f := range manifestFiles(t) {
 		rel := version.MustParse(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
@@ -103,7 +107,7 @@ var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
 
 func TestAllSets(t *testing.T) {
 	for _, cuda := range cudaVersions {
-		b := fixuptest.Batch(t, "cutensor", cuda, nil)
+		b := fx.Batch(t, "cutensor", cuda, nil)
 		res := fixup(t, b)
 		for _, p := range b.Packages {
 			r := res[p.Name]
@@ -183,7 +187,7 @@ func TestFolders(t *testing.T) {
 	for _, tt := range tests {
 		b := cache[tt.cuda]
 		if b == nil {
-			b = fixuptest.Batch(t, "cutensor", tt.cuda, nil)
+			b = fx.Batch(t, "cutensor", tt.cuda, nil)
 			cache[tt.cuda] = b
 		}
 		var pkg *sdk.Package
@@ -219,7 +223,7 @@ func TestFolders(t *testing.T) {
 }
 
 func TestWindows(t *testing.T) {
-	b := fixuptest.Batch(t, "cutensor", "12.4.1", nil, "7.0", "8.0")
+	b := fx.Batch(t, "cutensor", "12.4.1", nil, "7.0", "8.0")
 	res := fixup(t, b)
 	for _, tt := range []struct {
 		pkg  string
@@ -331,7 +335,7 @@ func outputs(files []sdk.File) map[string]bool {
 }
 
 func TestUnusable(t *testing.T) {
-	b := fixuptest.Batch(t, "cutensor", "12.4.1", nil, "7.0", "8.0")
+	b := fx.Batch(t, "cutensor", "12.4.1", nil, "7.0", "8.0")
 	res := fixup(t, b)
 	got := res["libcutensor"].Platforms["linux-x86_64"].Unusable
 	want := "capability 7.0 (Volta) is not supported by cuTENSOR 2.8.1: cuTENSOR from 2.3 needs 7.5 or newer; libcutensor_2_2 (cuTENSOR 2.2.0) supports it"
@@ -375,7 +379,7 @@ func TestUnknownAndBadInput(t *testing.T) {
 }
 
 func TestOverGRPC(t *testing.T) {
-	b := fixuptest.Batch(t, "cutensor", "12.4.1", nil)
+	b := fx.Batch(t, "cutensor", "12.4.1", nil)
 	got, err := sdktest.Run(t, New()).Fixup(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,8 @@
 // this project builds for (11.4 and later) would use it. From 2.3 there is an
 // archive per CUDA major (cuda12, cuda13) with the libraries in lib/. A flat
 // archive without the folder the batch needs is unusable with a reason naming
-// the folders it has (the package-set stage should not choose it: the catalog
-// tells the core the same table, and a test keeps the two equal).
+// the folders it has (the package-set stage should not choose it: Describe
+// gives the core the same table as ranges, and a test keeps the two equal).
 //
 // # Files
 //

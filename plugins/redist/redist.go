@@ -28,7 +28,38 @@ func New() sdk.Fixer { return fixer{} }
 type fixer struct{}
 
 func (fixer) Describe() sdk.Description {
-	return sdk.Description{Name: "redist", Products: []string{Product}, Renames: renames()}
+	return sdk.Description{Name: "redist", Products: []string{Product}, Renames: renames(), Facts: []sdk.ProductFacts{{
+		Product: Product, Toolkit: true, Base: sdk.NVIDIABase, Path: "compute/cuda/redist",
+		Toolchain: toolchain(), LocalHints: localHints(),
+		// nvcc's version is the release's most telling, then the runtime's.
+		LocalIdentify: []string{"cuda_nvcc", "cuda_cudart"},
+	}}}
+}
+
+// toolchain: nvcc comes from cuda_nvcc on the exec platform; code compiles
+// against cuda_cudart's headers and nvcc's crt headers (inside cuda_nvcc
+// before CUDA 13.0, the separate cuda_crt from 13.0) on the target
+// platform, and links cuda_cudart.
+func toolchain() *sdk.Toolchain {
+	return &sdk.Toolchain{
+		Compiler: "cuda_nvcc",
+		Runtime:  "cuda_cudart",
+		Headers: []sdk.ToolchainHeaders{
+			{Packages: []string{"cuda_cudart", "cuda_nvcc"}},
+			{Since: "13.0", Packages: []string{"cuda_cudart", "cuda_crt"}},
+		},
+	}
+}
+
+// localHints say where an installed CUDA states the versions of components
+// whose layout lists none (Debian's): nvcc carries its version in its
+// binary, the runtime and NVRTC in their library file names.
+func localHints() []sdk.LocalHint {
+	return []sdk.LocalHint{
+		{Component: "cuda_nvcc", Rel: "bin/nvcc", Kind: "text", Key: ", V"},
+		{Component: "cuda_cudart", Rel: "lib", Kind: "name", Key: "libcudart.so."},
+		{Component: "cuda_nvrtc", Rel: "lib", Kind: "name", Key: "libnvrtc.so."},
+	}
 }
 
 // renames are the manifest names NVIDIA changed. Edges keep the old name

@@ -23,6 +23,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
 
+// fx holds the products this package's batches are built with.
+var fx = fixuptest.New(New())
+
 var allTargets = []string{linuxX86, linuxSBSA, linuxJetson, linuxPPC, windows}
 
 // fixed is a batch and the plugin's answer to it, by package name.
@@ -45,7 +48,7 @@ func fix(t *testing.T, cuda string) fixed {
 	if f, ok := fixedCache[cuda]; ok {
 		return f
 	}
-	b := fixuptest.Batch(t, Product, cuda, allTargets)
+	b := fx.Batch(t, Product, cuda, allTargets)
 	r, err := New().Fixup(context.Background(), b)
 	if err != nil {
 		t.Fatalf("Fixup(CUDA %s): %v", cuda, err)
@@ -323,7 +326,7 @@ func TestDeps(t *testing.T) {
 }
 
 func TestForwardCompat(t *testing.T) {
-	b := fixuptest.Batch(t, Product, "12.4.1", allTargets)
+	b := fx.Batch(t, Product, "12.4.1", allTargets)
 	b.Config.ForwardCompat = true
 	r, err := New().Fixup(context.Background(), b)
 	if err != nil {
@@ -573,7 +576,7 @@ func TestJetsonOnly(t *testing.T) {
 		}
 	}
 
-	b := fixuptest.Batch(t, Product, "13.3.0", allTargets)
+	b := fx.Batch(t, Product, "13.3.0", allTargets)
 	b.Config.ForwardCompat = true
 	r, err := New().Fixup(context.Background(), b)
 	if err != nil {
@@ -685,7 +688,7 @@ func TestDepsFitTheBatch(t *testing.T) {
 		return nil
 	}
 
-	b := fixuptest.Batch(t, Product, "12.4.1", []string{linuxX86, linuxSBSA})
+	b := fx.Batch(t, Product, "12.4.1", []string{linuxX86, linuxSBSA})
 	b.Config.ForwardCompat = true
 	if diff := cmp.Diff([]sdk.Dep{{Package: "cuda_cupti", Platforms: []string{linuxX86}}}, depsOf(b, "cuda_nvprof")); diff != "" {
 		t.Errorf("cuda_nvprof deps without ppc64le (-want +got):\n%s", diff)
@@ -701,7 +704,7 @@ func TestDepsFitTheBatch(t *testing.T) {
 		}
 	}
 
-	b = fixuptest.Batch(t, Product, "12.4.1", []string{linuxX86})
+	b = fx.Batch(t, Product, "12.4.1", []string{linuxX86})
 	var kept []sdk.SetPackage
 	for _, sp := range b.SetPackages {
 		if sp.Manifest != "libnvjitlink" {

@@ -161,3 +161,55 @@ func invert[K, V comparable](m map[K]V) map[V]K {
 	}
 	return out
 }
+
+func descriptionToPB(d Description) *pb.DescribeResponse {
+	out := &pb.DescribeResponse{Name: d.Name, Products: d.Products, ProtocolVersion: ProtocolVersion}
+	for _, r := range d.Renames {
+		out.Renames = append(out.Renames, &pb.Rename{Package: r.Package, Replaces: r.Replaces, Since: r.Since})
+	}
+	for _, f := range d.Facts {
+		pf := &pb.ProductFacts{Product: f.Product, Toolkit: f.Toolkit, Unlisted: f.Unlisted, Base: f.Base, Path: f.Path,
+			StripPrefix: f.StripPrefix, LocalIdentify: f.LocalIdentify}
+		for _, fc := range f.FlatCUDA {
+			pf.FlatCuda = append(pf.FlatCuda, &pb.FlatCUDA{From: fc.From, Below: fc.Below, Cuda: fc.CUDA})
+		}
+		if t := f.Toolchain; t != nil {
+			pt := &pb.Toolchain{Compiler: t.Compiler, Runtime: t.Runtime}
+			for _, h := range t.Headers {
+				pt.Headers = append(pt.Headers, &pb.ToolchainHeaders{Since: h.Since, Packages: h.Packages})
+			}
+			pf.Toolchain = pt
+		}
+		for _, h := range f.LocalHints {
+			pf.LocalHints = append(pf.LocalHints, &pb.LocalHint{Component: h.Component, Rel: h.Rel, Kind: h.Kind, Key: h.Key})
+		}
+		out.Facts = append(out.Facts, pf)
+	}
+	return out
+}
+
+func descriptionFromPB(d *pb.DescribeResponse) Description {
+	out := Description{Name: d.GetName(), Products: d.GetProducts(), ProtocolVersion: int(d.GetProtocolVersion())}
+	for _, r := range d.GetRenames() {
+		out.Renames = append(out.Renames, Rename{Package: r.GetPackage(), Replaces: r.GetReplaces(), Since: r.GetSince()})
+	}
+	for _, pf := range d.GetFacts() {
+		f := ProductFacts{Product: pf.GetProduct(), Toolkit: pf.GetToolkit(), Unlisted: pf.GetUnlisted(), Base: pf.GetBase(),
+			Path: pf.GetPath(), StripPrefix: pf.GetStripPrefix(), LocalIdentify: pf.GetLocalIdentify()}
+		for _, fc := range pf.GetFlatCuda() {
+			f.FlatCUDA = append(f.FlatCUDA, FlatCUDA{From: fc.GetFrom(), Below: fc.GetBelow(), CUDA: fc.GetCuda()})
+		}
+		if pt := pf.GetToolchain(); pt != nil {
+			t := &Toolchain{Compiler: pt.GetCompiler(), Runtime: pt.GetRuntime()}
+			for _, h := range pt.GetHeaders() {
+				t.Headers = append(t.Headers, ToolchainHeaders{Since: h.GetSince(), Packages: h.GetPackages()})
+			}
+			f.Toolchain = t
+		}
+		for _, h := range pf.GetLocalHints() {
+			f.LocalHints = append(f.LocalHints, LocalHint{Component: h.GetComponent(), Rel: h.GetRel(), Kind: h.GetKind(), Key: h.GetKey()})
+		}
+		out.Facts = append(out.Facts, f)
+	}
+	return out
+}

@@ -75,12 +75,7 @@ type server struct {
 }
 
 func (s *server) Describe(context.Context, *pb.DescribeRequest) (*pb.DescribeResponse, error) {
-	d := s.impl.Describe()
-	out := &pb.DescribeResponse{Name: d.Name, Products: d.Products, ProtocolVersion: ProtocolVersion}
-	for _, r := range d.Renames {
-		out.Renames = append(out.Renames, &pb.Rename{Package: r.Package, Replaces: r.Replaces, Since: r.Since})
-	}
-	return out, nil
+	return descriptionToPB(s.impl.Describe()), nil
 }
 
 func (s *server) Fixup(ctx context.Context, req *pb.FixupRequest) (*pb.FixupResponse, error) {
@@ -105,11 +100,7 @@ func (c *Client) Describe(ctx context.Context) (Description, error) {
 	if err != nil {
 		return Description{}, err
 	}
-	out := Description{Name: d.GetName(), Products: d.GetProducts(), ProtocolVersion: int(d.GetProtocolVersion())}
-	for _, r := range d.GetRenames() {
-		out.Renames = append(out.Renames, Rename{Package: r.GetPackage(), Replaces: r.GetReplaces(), Since: r.GetSince()})
-	}
-	return out, nil
+	return descriptionFromPB(d), nil
 }
 
 // Fixup sends a batch and returns the plugin's answer.

@@ -15,6 +15,8 @@ package sdk
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // ProtocolVersion is the plugin protocol's major version. It is in the
@@ -42,6 +44,75 @@ type Description struct {
 	// to the old name to the new package, and the hub keeps the old name
 	// as an alias, so that a user's label keeps working across versions.
 	Renames []Rename
+	// Facts are what the plugin knows about its products that their
+	// manifests do not carry. A product is added to cudapkgs by a plugin
+	// that names it in Products and gives its Facts; a plugin that only
+	// fixes a product another plugin (or the configuration) describes
+	// gives none for it.
+	Facts []ProductFacts
+}
+
+// ProductFacts describe a product: where its manifests and archives are
+// published and what its manifests leave out.
+type ProductFacts struct {
+	Product string
+	// Toolkit marks the product whose releases are the CUDA versions; one
+	// plugin at most says so.
+	Toolkit bool
+	// Unlisted marks a product NVIDIA publishes no manifests for (TensorRT):
+	// they come from a folder the user gives.
+	Unlisted bool
+	// Base and Path locate archives: Base + "/" + Path + "/" +
+	// relative_path. Base is an https://, http:// or file:// URL; Path is
+	// also where `manifests fetch` lists the product's manifests.
+	Base, Path string
+	// FlatCUDA says which CUDA versions a release serves when its archives
+	// are not split by cuda_variant. A release in no range serves none.
+	FlatCUDA []FlatCUDA
+	// StripPrefix is the top folder of an archive when it is not the
+	// archive's file name without its extension; "{version}" stands for the
+	// package's version ("TensorRT-{version}").
+	StripPrefix string
+	// Toolchain is the nvcc toolchain's packages, for the toolkit only.
+	Toolchain *Toolchain
+	// LocalHints say where an installed toolkit states the versions its
+	// layout lists nowhere; LocalIdentify are the components whose versions
+	// tell which release an install is, most telling first.
+	LocalHints    []LocalHint
+	LocalIdentify []string
+}
+
+// FlatCUDA: releases from From (inclusive) below Below (exclusive; "" is
+// no bound) serve the CUDA versions CUDA ("11", "10.2": prefixes).
+type FlatCUDA struct {
+	From, Below string
+	CUDA        []string
+}
+
+// Toolchain names the packages the nvcc toolchain is made of.
+type Toolchain struct {
+	// Compiler is the package whose exec-platform archive holds bin/nvcc.
+	Compiler string
+	// Runtime is the library every cuda_library links.
+	Runtime string
+	// Headers are the packages whose target-platform headers nvcc
+	// compiles against: the last entry whose Since is at or below the CUDA
+	// version applies ("" is every version).
+	Headers []ToolchainHeaders
+}
+
+// ToolchainHeaders are the header packages from CUDA Since on.
+type ToolchainHeaders struct {
+	Since    string
+	Packages []string
+}
+
+// LocalHint says where an installed toolkit states one component's
+// version: in the name of a file under the folder Rel ("name"), after Key
+// in the text of the file Rel ("text"), as the macro Key ("define"), or at
+// the dotted JSON path Key ("json").
+type LocalHint struct {
+	Component, Rel, Kind, Key string
 }
 
 // Rename says Package replaces the manifest name Replaces from CUDA Since
@@ -49,6 +120,10 @@ type Description struct {
 type Rename struct {
 	Package, Replaces, Since string
 }
+
+// NVIDIABase is the root of NVIDIA's download site, under which each redist
+// product has its compute/<product>/redist folder.
+const NVIDIABase = "https://developer.download.nvidia.com"
 
 // Config is the evaluated configuration as a plugin sees it.
 type Config struct {
@@ -269,4 +344,18 @@ func Generic(p Package) PackageResult {
 		r.Platforms[a.Platform] = PlatformResult{Generic: true}
 	}
 	return r
+}
+
+// SortFacts puts the toolkit first and the other products by name: the
+// order a host gives products in, whatever order plugins start in.
+func SortFacts(fs []ProductFacts) {
+	slices.SortStableFunc(fs, func(a, b ProductFacts) int {
+		switch {
+		case a.Toolkit != b.Toolkit && a.Toolkit:
+			return -1
+		case a.Toolkit != b.Toolkit:
+			return 1
+		}
+		return strings.Compare(a.Product, b.Product)
+	})
 }

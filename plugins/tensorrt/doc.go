@@ -8,7 +8,7 @@
 //
 // # Files
 //
-// The tarballs unpack to TensorRT-<version>/ (the catalog's strip prefix);
+// The tarballs unpack to TensorRT-<version>/ (the strip prefix its Describe gives);
 // in some, lib/ and bin/ are links into targets/<triple>/, and the paths
 // below go through them.
 //

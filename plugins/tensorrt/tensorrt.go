@@ -19,8 +19,17 @@ func New() sdk.Fixer { return fixer{} }
 type fixer struct{}
 
 func (fixer) Describe() sdk.Description {
-	return sdk.Description{Name: "tensorrt", Products: []string{"tensorrt"}}
+	return sdk.Description{Name: "tensorrt", Products: []string{"tensorrt"}, Facts: []sdk.ProductFacts{{
+		Product: "tensorrt", Unlisted: true, Base: downloads, Path: "compute/machine-learning",
+		// Tarballs unpack to TensorRT-<version>/, not to their file name.
+		StripPrefix: "TensorRT-{version}",
+	}}}
 }
+
+// downloads is where TensorRT tarballs are published; TensorRT has no
+// NVIDIA manifest, and hand-written ones (as nixpkgs keeps) give paths
+// relative to compute/machine-learning under it.
+const downloads = "https://developer.nvidia.com/downloads"
 
 // Fixup answers for every package of the batch.
 func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {

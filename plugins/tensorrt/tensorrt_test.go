@@ -16,13 +16,18 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
+	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
 
+// fx holds the products this package's batches are built with.
+var fx = fixuptest.New(redist.New(), cudnn.New(), New())
+
 var cudaVersions = []string{"11.8.0", "12.0.1", "12.4.1", "12.6.3", "12.8.1", "12.9.0", "13.0.0"}
 
-var batches = fixuptest.NewCache("tensorrt")
+var batches = fx.NewCache("tensorrt")
 
 func batch(t *testing.T, cuda string) *sdk.Batch { return batches.Batch(t, cuda) }
 
@@ -281,7 +286,7 @@ func TestDeps(t *testing.T) {
 	}
 
 	// libcudla only when Jetson is a target.
-	b := fixuptest.Batch(t, "tensorrt", "12.6.3", []string{"linux-x86_64", "linux-sbsa"})
+	b := fx.Batch(t, "tensorrt", "12.6.3", []string{"linux-x86_64", "linux-sbsa"})
 	for name, r := range fixup(t, b) {
 		if slices.ContainsFunc(r.Deps, func(d sdk.Dep) bool { return d.Package == "libcudla" }) {
 			t.Errorf("%s depends on libcudla without a Jetson target: %+v", name, r.Deps)
@@ -365,7 +370,7 @@ func TestJetsonTensorRT11(t *testing.T) {
 }
 
 func TestCapabilities(t *testing.T) {
-	b := fixuptest.Batch(t, "tensorrt", "12.4.1", nil, "7.0", "8.6")
+	b := fx.Batch(t, "tensorrt", "12.4.1", nil, "7.0", "8.6")
 	res := fixup(t, b)
 	want := "capability 7.0 (Volta) is not supported by TensorRT 10.8.0.43: TensorRT 10.5 removed Volta, it needs 7.5 or newer; tensorrt_10_4 (TensorRT 10.4.0.26) supports it"
 	if d := cmp.Diff([]string{want}, res["tensorrt_10_8"].Platforms["linux-x86_64"].Unusable); d != "" {
@@ -375,7 +380,7 @@ func TestCapabilities(t *testing.T) {
 		t.Errorf("10.4 with Volta: %q", u)
 	}
 	// Pascal: no TensorRT 10 or 11 serves it.
-	b = fixuptest.Batch(t, "tensorrt", "12.4.1", nil, "6.1")
+	b = fx.Batch(t, "tensorrt", "12.4.1", nil, "6.1")
 	want = "capability 6.1 (Pascal) is not supported by TensorRT 10.0.1.6: TensorRT 10 runs on Volta and newer, it needs 7.0 or newer"
 	if d := cmp.Diff([]string{want}, fixup(t, b)["tensorrt_10_0"].Platforms["linux-x86_64"].Unusable); d != "" {
 		t.Errorf("10.0 with Pascal (-want +got):\n%s", d)

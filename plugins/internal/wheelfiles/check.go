@@ -13,7 +13,7 @@ import (
 // CUDA release of the listing, for the target platform of its arch) and
 // fails t on every difference Compare finds between the answer for the
 // wheel's packages of its release and the wheel's files.
-func Check(t *testing.T, fixer sdk.Fixer, product string) {
+func Check(t *testing.T, env fixuptest.Env, fixer sdk.Fixer, product string) {
 	t.Helper()
 	ls, err := Load()
 	if err != nil {
@@ -34,7 +34,7 @@ func Check(t *testing.T, fixer sdk.Fixer, product string) {
 		}
 		k := key{cuda, l.Platform()}
 		if _, ok := batches[k]; !ok {
-			b := fixuptest.Batch(t, product, cuda, []string{l.Platform()})
+			b := env.Batch(t, product, cuda, []string{l.Platform()})
 			r, err := fixer.Fixup(context.Background(), b)
 			if err != nil {
 				t.Fatalf("%s: Fixup(CUDA %s): %v", l.Key(), cuda, err)

@@ -1,0 +1,281 @@
+// Package pipeline runs cudapkgs' stages as a library: load the manifests,
+// evaluate the configuration (defaults, a Starlark file, the caller's
+// layers), start the plugins and learn the products from them, build the
+// package sets, fix them and apply the configuration's overrides. The
+// command line is one caller; a Go program is another (see the Example).
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/gpu"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/core/warning"
+	"github.com/cudapkgs/cudapkgs/starlark"
+)
+
+// Inputs are what a run is made from.
+type Inputs struct {
+	// Manifests is a folder laid out as <product>/redistrib_<version>.json.
+	Manifests string
+	// Workspace is the root that load() labels resolve against.
+	Workspace string
+	// ConfigFile is the Starlark configuration; "" means cudapkgs.star at
+	// the workspace root when there is one.
+	ConfigFile string
+	// Layers come after the defaults and the file, later ones winning (the
+	// command line's flags).
+	Layers []config.Layer
+	// Builtins start the built-in plugins; the configuration's plugins are
+	// added to them.
+	Builtins []fixup.Spec
+	// PluginTimeout bounds every plugin call; zero is the host's default.
+	PluginTimeout time.Duration
+	// Strict makes every warning an error.
+	Strict bool
+	// Warn, when set, is told each distinct warning once, as it is found.
+	Warn func(string)
+}
+
+// ConfigPath is the configuration file the run reads, "" when none.
+func (in Inputs) ConfigPath() string {
+	if in.ConfigFile != "" {
+		return in.ConfigFile
+	}
+	p := filepath.Join(in.Workspace, starlark.DefaultConfigFile)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// ConfigError is a configuration the command line (or another caller's
+// layer) got wrong, as opposed to a file or the data.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// StarlarkError is a failure in the configuration file: syntax, a builtin's
+// refusal, an override. Error gives file:line:col, message and backtrace.
+type StarlarkError struct{ Err error }
+
+func (e *StarlarkError) Error() string { return strings.TrimRight(starlark.FormatError(e.Err), "\n") }
+func (e *StarlarkError) Unwrap() error { return e.Err }
+
+// Run is one evaluated configuration with its plugins started. Close it.
+type Run struct {
+	Collection *manifest.Collection
+	Config     *config.Config
+	// Products are the plugins' products and the configuration's own, the
+	// toolkit first.
+	Products []pkgset.Product
+	Toolkit  Toolkit
+	Interp   *starlark.Interp
+	// File is the configuration file; nil without one.
+	File *starlark.File
+	// Unfixed are the configuration's own products: no plugin fixes them.
+	Unfixed []string
+	// Warnings holds every warning of the run; RunWarnings, after Sets,
+	// those that belong to no one package set.
+	Warnings    *warning.List
+	RunWarnings []string
+
+	in   Inputs
+	host *fixup.Host
+}
+
+// Evaluate loads the manifests and the configuration, starts the plugins
+// (their Describe answers say which products there are) and validates the
+// configuration against what the manifests offer.
+func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
+	coll, err := manifest.LoadDir(in.Manifests)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Warnings: &warning.List{}, in: in}
+	for _, w := range coll.Warnings() {
+		r.warn(w.String())
+	}
+	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
+		return nil, err
+	}
+	if path := in.ConfigPath(); path != "" {
+		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
+			return nil, &StarlarkError{err}
+		}
+	}
+	layers := []config.Layer{config.Defaults{}}
+	if r.File != nil {
+		layers = append(layers, r.File)
+		for _, up := range r.File.Products() {
+			r.Unfixed = append(r.Unfixed, up.Name)
+		}
+	}
+	merged, err := config.Merge(append(layers, in.Layers...)...)
+	if err != nil {
+		return nil, r.blame(err)
+	}
+	plugins, err := merged.Plugins()
+	if err != nil {
+		return nil, r.blame(err)
+	}
+	specs := slices.Clone(in.Builtins)
+	for _, p := range plugins {
+		specs = append(specs, fixup.Spec{Name: filepath.Base(p.Path), Command: []string{p.Path}, SHA256: p.SHA256})
+	}
+	if r.host, err = fixup.Start(ctx, specs, fixup.Options{CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
+	facts, err := r.host.Facts()
+	if err != nil {
+		return nil, err
+	}
+	if r.Products, r.Toolkit, err = products(facts); err != nil {
+		return nil, err
+	}
+	if r.File != nil && len(r.File.Products()) > 0 {
+		if coll, r.Products, err = addUserProducts(coll, r.Products, r.File.Products()); err != nil {
+			return nil, err
+		}
+	}
+	avail := pkgset.Available(coll, r.Products)
+	for _, name := range coll.Products() {
+		if _, known := avail.Releases[name]; !known {
+			r.warn(fmt.Sprintf("%s: product folder %q is not a known product (%s); ignored", filepath.Join(in.Manifests, name), name, productNames(r.Products)))
+		}
+	}
+	if r.Config, err = merged.Build(avail); err != nil {
+		return nil, r.blame(err)
+	}
+	// Facts past cudapkgs' tables: the newest entry serves, and says so
+	// (Sets files these under their set).
+	for _, v := range r.Config.CUDA() {
+		for _, w := range gpu.Warnings(v) {
+			r.warn(w)
+		}
+	}
+	r.Collection = coll
+	return r, nil
+}
+
+// blame attributes a configuration error: to the file, with its position,
+// when the file set the option last; else to the caller's layers.
+func (r *Run) blame(err error) error {
+	var oe *config.OptionError
+	if r.File != nil && errors.As(err, &oe) && oe.Layer == r.File.Name() {
+		return r.File.Explain(err)
+	}
+	var le *config.LayerError
+	if r.File != nil && errors.As(err, &le) && le.Layer == r.File.Name() {
+		return err
+	}
+	return &ConfigError{err}
+}
+
+func (r *Run) warn(msg string) {
+	if r.Warnings.Add(msg) && r.in.Warn != nil {
+		r.in.Warn(msg)
+	}
+}
+
+// CheckWarnings is an error, with Strict, when there was any warning.
+func (r *Run) CheckWarnings() error { return r.Warnings.Check(r.in.Strict) }
+
+// Plugins describes the running plugins.
+func (r *Run) Plugins() []fixup.Info { return r.host.Plugins() }
+
+// Close stops the plugins.
+func (r *Run) Close() {
+	if r.host != nil {
+		r.host.Close()
+	}
+}
+
+// Sets builds the package sets, has the plugins fix them and applies the
+// configuration's overrides. With Strict, any warning ends the run.
+func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
+	sets, err := pkgset.Build(ctx, r.Config, r.Collection, r.Products)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.host.Apply(ctx, r.Config, sets); err != nil {
+		return nil, err
+	}
+	if r.File != nil {
+		if err := r.File.ApplyOverrides(ctx, sets); err != nil {
+			return nil, &StarlarkError{err}
+		}
+	}
+	ofOneSet := map[string]bool{}
+	for _, s := range sets {
+		pkgset.GenericWhereEmpty(s, r.Unfixed)
+		// A set's own warnings name its CUDA version themselves.
+		s.Warnings = append(gpu.Warnings(s.CUDA), s.Warnings...)
+		for _, w := range s.Warnings {
+			r.warn(w)
+			ofOneSet[w] = true
+		}
+	}
+	r.RunWarnings = nil
+	for _, w := range r.Warnings.All() {
+		if !ofOneSet[w] {
+			r.RunWarnings = append(r.RunWarnings, w)
+		}
+	}
+	if err := r.CheckWarnings(); err != nil {
+		return nil, err
+	}
+	return sets, nil
+}
+
+// addUserProducts reads the manifests of the products the configuration
+// declares and adds them to the collection and the product list.
+func addUserProducts(coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
+	var all []*manifest.Manifest
+	for _, up := range ups {
+		if len(coll.Releases(up.Name)) > 0 || slices.ContainsFunc(products, func(p pkgset.Product) bool { return p.Name == up.Name }) {
+			return nil, nil, fmt.Errorf("%s: product(%q): there already is a product %s", up.Pos, up.Name, up.Name)
+		}
+		ms, err := manifest.LoadProduct(up.Dir, up.Name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: product(%q): %w", up.Pos, up.Name, err)
+		}
+		all = append(all, ms...)
+		var flat []version.Version
+		for _, c := range up.CUDA {
+			flat = append(flat, version.MustParse(c)) // checked by product()
+		}
+		p := pkgset.Product{Name: up.Name, Base: up.Base, Path: up.Path}
+		if len(flat) > 0 {
+			p.FlatCUDA = func(version.Version) []version.Version { return flat }
+		}
+		products = append(products, p)
+	}
+	c, err := coll.With(all)
+	return c, products, err
+}
+
+func productNames(ps []pkgset.Product) string {
+	var ns []string
+	for _, p := range ps {
+		ns = append(ns, p.Name)
+	}
+	return strings.Join(ns, ", ")
+}

@@ -1,0 +1,55 @@
+// Package builtin lists the plugins the cudapkgs binary serves itself. A
+// new product is its plugin's package plus one line here.
+package builtin
+
+import (
+	"sort"
+
+	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
+	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
+	"github.com/cudapkgs/cudapkgs/plugins/redist"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/plugins/tensorrt"
+)
+
+// Plugins are the built-in plugins by name.
+func Plugins() map[string]func() sdk.Fixer {
+	return map[string]func() sdk.Fixer{
+		"redist":   redist.New,
+		"cudnn":    cudnn.New,
+		"cutensor": cutensor.New,
+		"tensorrt": tensorrt.New,
+	}
+}
+
+// Names are the built-ins' names, sorted.
+func Names() []string {
+	var ns []string
+	for n := range Plugins() {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// Facts are the built-in products as their plugins describe them, the
+// toolkit first and the others by name, the order a run's host gives them.
+// Tests and tools that need the products without starting processes read
+// them here; a run asks the running plugins.
+func Facts() []sdk.ProductFacts {
+	var out []sdk.ProductFacts
+	for _, n := range Names() {
+		out = append(out, Plugins()[n]().Describe().Facts...)
+	}
+	sdk.SortFacts(out)
+	return out
+}
+
+// Fixers are a new instance of every built-in, in name order.
+func Fixers() []sdk.Fixer {
+	var out []sdk.Fixer
+	for _, n := range Names() {
+		out = append(out, Plugins()[n]())
+	}
+	return out
+}
