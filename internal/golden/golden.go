@@ -38,7 +38,7 @@ func Dir(t testing.TB, dir string, got map[string][]byte) {
 		}
 		return
 	}
-	if r := report(ReadDir(t, dir), got); r != "" {
+	if r := report(readDir(t, dir), got); r != "" {
 		t.Errorf("%s differs (%s):\n%s", dir, hint(), r)
 	}
 }
@@ -71,10 +71,10 @@ func Equal(t testing.TB, name string, want, got []byte) {
 	}
 }
 
-// ReadDir reads every file under dir, by slash-separated relative path; a
+// readDir reads every file under dir, by slash-separated relative path; a
 // dir that does not exist reads as empty, so a new golden test reports
 // every file as added rather than failing to read.
-func ReadDir(t testing.TB, dir string) map[string][]byte {
+func readDir(t testing.TB, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -111,9 +111,9 @@ func report(want, got map[string][]byte) string {
 		g, inGot := got[p]
 		switch {
 		case !inWant:
-			fmt.Fprintf(&b, "added: %s\n%s", p, diff.Diff("/dev/null", nil, "got/"+p, g))
+			fmt.Fprintf(&b, "added: %s (produced, not in testdata)\n%s", p, diff.Diff("/dev/null", nil, "got/"+p, g))
 		case !inGot:
-			fmt.Fprintf(&b, "missing: %s\n", p)
+			fmt.Fprintf(&b, "missing: %s (in testdata, not produced)\n", p)
 		case !bytes.Equal(w, g):
 			fmt.Fprintf(&b, "changed: %s\n%s", p, diff.Diff("want/"+p, w, "got/"+p, g))
 		}

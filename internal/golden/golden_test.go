@@ -22,9 +22,9 @@ func TestReport(t *testing.T) {
 		{"changed", map[string][]byte{"a": []byte("1\nTWO\n3\n"), "gone": []byte("x\n"), "same": []byte("s\n")},
 			[]string{"changed: a\n", "-2\n", "+TWO\n", " 1\n"}, []string{"same", "gone"}},
 		{"added and missing", map[string][]byte{"a": []byte("1\n2\n3\n"), "new": []byte("n\n"), "same": []byte("s\n")},
-			[]string{"added: new\n", "+n\n", "missing: gone\n"}, []string{"changed"}},
+			[]string{"added: new (produced, not in testdata)\n", "+n\n", "missing: gone (in testdata, not produced)\n"}, []string{"changed"}},
 		// A test that produced nothing: every kept file is missing.
-		{"nothing kept", nil, []string{"missing: a\n", "missing: gone\n", "missing: same\n"}, []string{"added"}},
+		{"nothing produced", nil, []string{"missing: a (", "missing: gone (", "missing: same ("}, []string{"added"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := report(want, tt.got)
@@ -68,7 +68,7 @@ func TestWrite(t *testing.T) {
 	if err := write(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(files, ReadDir(t, dir)); d != "" {
+	if d := cmp.Diff(files, readDir(t, dir)); d != "" {
 		t.Errorf("-want +got:\n%s", d)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "old")); !os.IsNotExist(err) {
