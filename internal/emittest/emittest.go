@@ -160,7 +160,9 @@ type Emitter struct {
 	// Copies maps a path of the tree to the repository file (relative to
 	// the test's folder) it is a copy of, after CopyPrefix. testdata keeps
 	// no second copy of these: the test holds each to its source instead,
-	// so a copy bug still fails and the rule sources are stored once.
+	// so a copy bug still fails and the rule sources are stored once. The
+	// source is read from disk, not from the emitter's embedded bytes, so
+	// that an embed of the wrong file fails too.
 	Copies     map[string]string
 	CopyPrefix string
 }
