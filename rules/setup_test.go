@@ -17,7 +17,7 @@ import (
 // for 12.4.1 only, no local install, no mirror paths.
 func twoVersions(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../core/bazel/testdata/two-versions/want/generated.bzl")
+	b, err := os.ReadFile("../core/bazel/testdata/golden/two-versions/generated.bzl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package starlark
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,11 +16,10 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
-	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/internal/builtintest"
+	"github.com/cudapkgs/cudapkgs/internal/golden"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func interp(t testing.TB, root string) *Interp {
 	t.Helper()
@@ -30,24 +28,6 @@ func interp(t testing.TB, root string) *Interp {
 		t.Fatal(err)
 	}
 	return in
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./starlark -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs (run go test ./starlark -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
 }
 
 // manifests are read once per test binary.
@@ -126,7 +106,7 @@ func TestWorkspaceConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "query_before.json", jb)
+	golden.File(t, "testdata/golden/query_before.json", jb)
 
 	cfg, sets := build(t, f)
 	if p, ok := cfg.Pin("cudnn", version.MustParse("12.2.2")); !ok || p.String() != "cudnn@12.2=8.9" {
@@ -143,7 +123,7 @@ func TestWorkspaceConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "query_after.json", j)
+	golden.File(t, "testdata/golden/query_after.json", j)
 	if !strings.Contains(string(j), `"cudnn": "8.9.`) || !strings.Contains(string(j), "GPUDirect Storage is not deployed") {
 		t.Errorf("query does not show the pin and the override:\n%s", j)
 	}
@@ -157,7 +137,7 @@ func TestWorkspaceConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run_query.json", rj)
+	golden.File(t, "testdata/golden/run_query.json", rj)
 
 	// A whole package, as queries see it.
 	pv, err := Query(ctx, in, `cuda.package("libcufile", cuda = "12.2")`, sets)
@@ -168,7 +148,7 @@ func TestWorkspaceConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "libcufile.json", pj)
+	golden.File(t, "testdata/golden/libcufile.json", pj)
 }
 
 // TestOverrideChanges checks every change key on a real set.

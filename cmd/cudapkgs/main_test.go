@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/cudapkgs/cudapkgs/internal/golden"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
-
-var update = flag.Bool("update", false, "rewrite the expected output in testdata/script")
 
 // TestMain lets the scripts run the real command as a subprocess: "exec
 // cudapkgs ..." in a script starts this test binary as cudapkgs.
@@ -38,7 +36,7 @@ func TestScripts(t *testing.T) {
 	manifests := shared.Manifests(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join("testdata", "script"),
-		UpdateScripts: *update,
+		UpdateScripts: golden.Update(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("MANIFESTS", manifests)
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "cache"))

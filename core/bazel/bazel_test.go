@@ -1,84 +1,38 @@
 package bazel
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/cudapkgs/cudapkgs/core/buildfile"
+	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
 )
 
-var update = flag.Bool("update", false, "rewrite the testdata/*/want trees")
-
-func TestGolden(t *testing.T) {
-	for _, c := range emittest.Cases() {
-		t.Run(c.Name, func(t *testing.T) {
-			tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), testOptions)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := filepath.Join("testdata", c.Name, "want")
-			if *update {
-				if err := os.RemoveAll(dir); err != nil {
-					t.Fatal(err)
-				}
-				for p, b := range tree {
-					full := filepath.Join(dir, filepath.FromSlash(p))
-					if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(full, b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			want := emittest.ReadDir(t, dir)
-			got := map[string]string{}
-			for p, b := range tree {
-				got[p] = string(b)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("tree differs from %s (-want +got; refresh with go test ./core/bazel -update):\n%s", dir, d)
-			}
-		})
+// emitter runs the tests every emitter shares. Generate copies the rule
+// sources of rules/ into the tree, under the header: those are held to
+// rules/ itself, and testdata keeps only what the generator writes.
+func emitter() emittest.Emitter {
+	return emittest.Emitter{
+		Generate: func(cfg *config.Config, sets []*pkgset.Set) (buildfile.Tree, error) {
+			return Generate(cfg, sets, testOptions)
+		},
+		Lint: Lint,
+		Copies: map[string]string{
+			"rules/cuda.bzl":  "../../rules/cuda.bzl",
+			"rules/setup.bzl": "../../rules/setup.bzl",
+			"rules/local.bzl": "../../rules/local.bzl",
+			"extensions.bzl":  "../../rules/extensions.bzl",
+		},
+		CopyPrefix: Header + "\n",
 	}
 }
 
-func TestDeterministic(t *testing.T) {
-	for _, c := range emittest.Cases() {
-		cfg := emittest.Config(t, c.CUDAs, c.Targets)
-		a, err := Generate(cfg, c.Sets(), testOptions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 5; i++ {
-			b, err := Generate(cfg, c.Sets(), testOptions)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(a, b); d != "" {
-				t.Fatalf("%s: run %d differs:\n%s", c.Name, i, d)
-			}
-		}
-	}
-}
-
-func TestLint(t *testing.T) {
-	for _, c := range emittest.Cases() {
-		tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), testOptions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range Lint(tree) {
-			t.Errorf("%s: %s", c.Name, p)
-		}
-	}
-}
+func TestGolden(t *testing.T)        { emitter().TestGolden(t) }
+func TestDeterministic(t *testing.T) { emitter().TestDeterministic(t) }
+func TestLint(t *testing.T)          { emitter().TestLint(t) }
 
 // testOptions name the toolchain's packages as the toolkit plugin does.
 var testOptions = Options{Toolchain: Toolchain{

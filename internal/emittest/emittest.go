@@ -1,19 +1,24 @@
 // Package emittest holds the package sets the emitters' golden tests share
 // (core/bazel, core/buck2): two CUDA versions with a runtime, a compiler, a
 // library with a versioned name that is unusable on Jetson, and a product
-// no plugin described, on a ppc64le target.
+// no plugin described, on a ppc64le target; and the tests every emitter runs
+// on them (Emitter), on the golden harness of internal/golden.
 package emittest
 
 import (
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/internal/golden"
 )
 
 // Config evaluates a configuration of these CUDA versions and targets.
@@ -146,21 +151,81 @@ func Cases() []Case {
 	}
 }
 
-// ReadDir reads every file under dir, by slash-separated relative path.
-func ReadDir(t *testing.T, dir string) map[string]string {
+// Emitter is an emitter under test, for the tests every emitter shares.
+type Emitter struct {
+	// Generate writes the tree of a case's configuration and sets.
+	Generate func(*config.Config, []*pkgset.Set) (buildfile.Tree, error)
+	// Lint is the emitter's own check of a tree.
+	Lint func(buildfile.Tree) []string
+	// Copies maps a path of the tree to the repository file (relative to
+	// the test's folder) it is a copy of, after CopyPrefix. testdata keeps
+	// no second copy of these: the test holds each to its source instead,
+	// so a copy bug still fails and the rule sources are stored once. The
+	// source is read from disk, not from the emitter's embedded bytes, so
+	// that an embed of the wrong file fails too.
+	Copies     map[string]string
+	CopyPrefix string
+}
+
+func (e Emitter) generate(t *testing.T, c Case) buildfile.Tree {
 	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil && !os.IsNotExist(err) {
+	tree, err := e.Generate(Config(t, c.CUDAs, c.Targets), c.Sets())
+	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return tree
+}
+
+// TestGolden holds each case's tree to testdata/golden/<case> (refreshed
+// with -update), and the copies to their sources.
+func (e Emitter) TestGolden(t *testing.T) {
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			tree := e.generate(t, c)
+			written := maps.Clone(tree)
+			for p, src := range e.Copies {
+				want, err := os.ReadFile(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, ok := tree[p]
+				if !ok {
+					t.Errorf("%s: not written (a copy of %s)", p, src)
+					continue
+				}
+				golden.Equal(t, p, append([]byte(e.CopyPrefix), want...), got)
+				delete(written, p)
+			}
+			golden.Dir(t, filepath.Join("testdata", "golden", c.Name), written)
+		})
+	}
+}
+
+// TestDeterministic: generating a case again gives the same bytes.
+func (e Emitter) TestDeterministic(t *testing.T) {
+	for _, c := range Cases() {
+		cfg := Config(t, c.CUDAs, c.Targets)
+		a, err := e.Generate(cfg, c.Sets())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 5; i++ {
+			b, err := e.Generate(cfg, c.Sets())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(a, b); d != "" {
+				t.Fatalf("%s: run %d differs:\n%s", c.Name, i, d)
+			}
+		}
+	}
+}
+
+// TestLint: every case's tree passes the emitter's lint.
+func (e Emitter) TestLint(t *testing.T) {
+	for _, c := range Cases() {
+		for _, p := range e.Lint(e.generate(t, c)) {
+			t.Errorf("%s: %s", c.Name, p)
+		}
+	}
 }
