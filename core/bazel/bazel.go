@@ -24,6 +24,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
@@ -120,7 +121,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	g.pinned = pinnedNames(g.pinnable)
 	g.static = map[string]bool{}
 	for _, name := range ix.Packages() {
-		if ix.HasKind(name, "static_lib") && !ix.HasPackage(name+"_static") {
+		if ix.HasKind(name, file.StaticLib) && !ix.HasPackage(name+"_static") {
 			g.static[name] = true
 		}
 	}
@@ -497,8 +498,8 @@ func (g *generator) hub(cfg *config.Config) {
 	// docs/bazel.md). Where a version's archive has none (static libraries
 	// that moved to another package in a later release), the plain target
 	// stands in.
-	f.Stmt = append(f.Stmt, g.kindAliases("_static", "static_lib", "static", nil)...)
-	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", "stub_lib", "link_stubs", nil)...)
+	f.Stmt = append(f.Stmt, g.kindAliases("_static", file.StaticLib, "static", nil)...)
+	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", file.StubLib, "link_stubs", nil)...)
 	f.Stmt = append(f.Stmt, g.headerAliases()...)
 	g.put(f)
 }
@@ -508,7 +509,7 @@ func (g *generator) hub(cfg *config.Config) {
 // per cell, the archive's target where it
 // has such files, its top target where not, the unusable target where no
 // archive serves.
-func (g *generator) kindAliases(suffix, kind, target string, wanted func(string) bool) []build.Expr {
+func (g *generator) kindAliases(suffix string, kind file.Kind, target string, wanted func(string) bool) []build.Expr {
 	var out []build.Expr
 	for _, name := range g.ix.Packages() {
 		switch {
@@ -543,7 +544,7 @@ func (g *generator) headerAliases() []build.Expr {
 			wanted[n] = true
 		}
 	}
-	return g.kindAliases("_headers", "headers", "headers", func(name string) bool { return wanted[name] })
+	return g.kindAliases("_headers", file.Headers, "headers", func(name string) bool { return wanted[name] })
 }
 
 // unusable writes unusable/defs.bzl, a rule that fails at analysis with its
