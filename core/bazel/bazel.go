@@ -194,44 +194,28 @@ func (g *generator) workspace() {
 
 // repoBuild writes repos/<repo>.BUILD from the plugins' file lists.
 func (g *generator) repoBuild(r *archives.Archive) {
-	names := archives.NewTargetNames(r.Manifest, "headers", "static", "stubs", "link_stubs", "bin", "data")
-	var hdrGlobs, hdrFiles, includes, stubs, bins, data []string
+	out := r.Outputs(r.Manifest, "headers", "static", "stubs", "link_stubs", "bin", "data")
+	hdrFiles, stubs, bins, data := out.HeaderFiles, out.Stubs, out.Binaries, out.Data
+	var hdrGlobs, includes []string
+	for _, h := range hdrFiles {
+		includes = append(includes, path.Dir(h))
+	}
+	for _, d := range out.HeaderDirs {
+		hdrGlobs = append(hdrGlobs, d+"/**")
+		includes = append(includes, d)
+	}
 	var imports, shared, static []build.Expr
-	for _, f := range r.SortedFiles() {
-		switch f.Kind {
-		case "headers":
-			if archives.IsHeaderFile(f.Path) {
-				hdrFiles = append(hdrFiles, f.Path)
-				includes = append(includes, path.Dir(f.Path))
-			} else {
-				hdrGlobs = append(hdrGlobs, f.Path+"/**")
-				includes = append(includes, f.Path)
-			}
-		case "shared_lib":
-			base := f.SONAME
-			if base == "" {
-				base = path.Base(f.Path)
-			}
-			n := names.Unique(archives.LibBase(base), "shared")
-			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("shared_library", buildfile.Str(f.Path))))
-			if f.Role != "exec" {
-				shared = append(shared, buildfile.Str(":"+n))
-			}
-		case "static_lib":
-			n := names.Unique(archives.LibBase(path.Base(f.Path)), "static")
-			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("static_library", buildfile.Str(f.Path))))
-			if f.Role != "exec" {
-				static = append(static, buildfile.Str(":"+n))
-			}
-		case "stub_lib":
-			stubs = append(stubs, f.Path)
-		case "binary":
-			bins = append(bins, f.Path)
-		default: // data, and kinds this generator does not know yet
-			data = append(data, f.Path)
+	for _, l := range out.Libs {
+		attr, linked := "shared_library", &shared
+		if l.Static {
+			attr, linked = "static_library", &static
+		}
+		imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(l.Name)), buildfile.Arg(attr, buildfile.Str(l.Path))))
+		if l.Linked {
+			*linked = append(*linked, buildfile.Str(":"+l.Name))
 		}
 	}
-	hasHeaders := len(hdrGlobs)+len(hdrFiles) > 0
+	hasHeaders := out.HasHeaders()
 	b := buildfile.NewFile("repos/"+r.Name+".BUILD", build.TypeBuild)
 	// defs.bzl, which every rules_cc release has (Debian's 0.0.4, the one
 	// Bazel 4.2.3 works with offline, included), rather than the per-rule

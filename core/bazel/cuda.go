@@ -9,6 +9,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 )
 
@@ -48,7 +49,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 			k := "//:" + configSetting(s.CUDA, t)
 			var hdrs []string
 			for _, p := range headerPkgs {
-				if u, ok := g.ix.Use(p, s.CUDA, t); ok && u.Archive != nil && u.Archive.HasKind("headers") {
+				if u, ok := g.ix.Use(p, s.CUDA, t); ok && u.Archive != nil && u.Archive.HasKind(file.Headers) {
 					hdrs = append(hdrs, "@"+u.Archive.Name+"//:headers")
 				} else if g.ix.HasPackage(p) {
 					hdrs = append(hdrs, "//:"+p) // the hub alias: fails with the reasons
@@ -148,7 +149,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 // finds none of them.
 func nvccFiles(a *archives.Archive) []string {
 	out := []string{"@" + a.Name + "//:bin"}
-	if a.HasKind("data") {
+	if a.HasKind(file.Data) {
 		out = append(out, "@"+a.Name+"//:data")
 	}
 	return out

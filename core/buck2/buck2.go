@@ -27,6 +27,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
@@ -113,54 +114,46 @@ func call(fn string, vis buildfile.KV, args ...buildfile.KV) *build.CallExpr {
 // one sub-target per path the other targets use) and, from the plugins'
 // file lists, prebuilt_cxx_library targets over those sub-targets.
 func (g *generator) repoBuck(r *archives.Archive) {
-	names := archives.NewTargetNames("archive", r.Manifest, "headers", "static", "stubs", "bin", "data")
+	out := r.Outputs("archive", r.Manifest, "headers", "static", "stubs", "bin", "data")
 	sub := func(p string) string { return ":archive[" + p + "]" }
-	var subTargets, hdrDirs, stubs, bins, data []string
-	hdrFiles := map[string]string{} // include name -> sub-target
-	var libs []build.Expr
-	var shared, static []string
+	subs := func(ps []string) []string {
+		labels := make([]string, len(ps))
+		for i, p := range ps {
+			labels[i] = sub(p)
+		}
+		return labels
+	}
+	var subTargets []string
 	for _, f := range r.SortedFiles() {
 		subTargets = append(subTargets, f.Path)
-		switch f.Kind {
-		case "headers":
-			if archives.IsHeaderFile(f.Path) {
-				// A single header is included by its name, as Bazel's
-				// includes = [its folder] allows.
-				hdrFiles[path.Base(f.Path)] = sub(f.Path)
-			} else {
-				hdrDirs = append(hdrDirs, sub(f.Path))
+	}
+	// A single header is included by its name, as Bazel's includes = [its
+	// folder] allows.
+	hdrFiles := map[string]string{} // include name -> sub-target
+	for _, h := range out.HeaderFiles {
+		hdrFiles[path.Base(h)] = sub(h)
+	}
+	hdrDirs, stubs, bins, data := subs(out.HeaderDirs), subs(out.Stubs), subs(out.Binaries), subs(out.Data)
+	var libs []build.Expr
+	var shared, static []string
+	for _, l := range out.Libs {
+		args := []buildfile.KV{buildfile.Arg("name", buildfile.Str(l.Name))}
+		if l.Static {
+			args = append(args, buildfile.Arg("preferred_linkage", buildfile.Str("static")),
+				buildfile.Arg("static_lib", buildfile.Str(sub(l.Path))))
+		} else {
+			args = append(args, buildfile.Arg("preferred_linkage", buildfile.Str("shared")),
+				buildfile.Arg("shared_lib", buildfile.Str(sub(l.Path))))
+			if l.SONAME != "" {
+				args = append(args, buildfile.Arg("soname", buildfile.Str(l.SONAME)))
 			}
-		case "shared_lib":
-			base := f.SONAME
-			if base == "" {
-				base = path.Base(f.Path)
-			}
-			n := names.Unique(archives.LibBase(base), "shared")
-			args := []buildfile.KV{buildfile.Arg("name", buildfile.Str(n)),
-				buildfile.Arg("preferred_linkage", buildfile.Str("shared")),
-				buildfile.Arg("shared_lib", buildfile.Str(sub(f.Path)))}
-			if f.SONAME != "" {
-				args = append(args, buildfile.Arg("soname", buildfile.Str(f.SONAME)))
-			}
-			libs = append(libs, call("prebuilt_cxx_library", public(), args...))
-			if f.Role != "exec" {
-				shared = append(shared, ":"+n)
-			}
-		case "static_lib":
-			n := names.Unique(archives.LibBase(path.Base(f.Path)), "static")
-			libs = append(libs, call("prebuilt_cxx_library", public(),
-				buildfile.Arg("name", buildfile.Str(n)),
-				buildfile.Arg("preferred_linkage", buildfile.Str("static")),
-				buildfile.Arg("static_lib", buildfile.Str(sub(f.Path)))))
-			if f.Role != "exec" {
-				static = append(static, ":"+n)
-			}
-		case "stub_lib":
-			stubs = append(stubs, sub(f.Path))
-		case "binary":
-			bins = append(bins, sub(f.Path))
-		default: // data, and kinds this generator does not know yet
-			data = append(data, sub(f.Path))
+		}
+		libs = append(libs, call("prebuilt_cxx_library", public(), args...))
+		switch {
+		case l.Linked && l.Static:
+			static = append(static, ":"+l.Name)
+		case l.Linked:
+			shared = append(shared, ":"+l.Name)
 		}
 	}
 	b := buildfile.NewFile("repos/"+r.Name+"/BUCK", build.TypeBuild)
@@ -179,7 +172,7 @@ func (g *generator) repoBuck(r *archives.Archive) {
 	args = append(args, buildfile.Arg("urls", buildfile.StrList(r.Archive.URLs[:1])))
 	b.Stmt = append(b.Stmt, call("http_archive", public(), args...))
 
-	hasHeaders := len(hdrDirs)+len(hdrFiles) > 0
+	hasHeaders := out.HasHeaders()
 	if hasHeaders {
 		args := []buildfile.KV{buildfile.Arg("name", buildfile.Str("headers"))}
 		if len(hdrFiles) > 0 {
@@ -476,11 +469,9 @@ func (g *generator) toolchain(cfg *config.Config) {
 			for _, p := range headerPkgs {
 				u, ok := g.ix.Use(p, s.CUDA, t)
 				switch {
-				case ok && u.Archive != nil && u.Archive.HasKind("headers"):
-					for _, f := range u.Archive.SortedFiles() {
-						if f.Kind == "headers" && !archives.IsHeaderFile(f.Path) {
-							dirs = append(dirs, "//repos/"+u.Archive.Name+":archive["+f.Path+"]")
-						}
+				case ok && u.Archive != nil && u.Archive.HasKind(file.Headers):
+					for _, d := range u.Archive.Outputs().HeaderDirs {
+						dirs = append(dirs, "//repos/"+u.Archive.Name+":archive["+d+"]")
 					}
 				case ok && u.Archive == nil:
 					dirs = append(dirs, "//unusable:"+archives.UnusableTarget(p, s.CUDA, t)) // fails with the reasons
