@@ -28,6 +28,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
 
@@ -41,7 +42,7 @@ type Options struct {
 	// packages those are is product knowledge: the caller brings it (the
 	// built-in catalog's Toolchain). Without a Compiler, no toolchain is
 	// generated.
-	Toolchain Toolchain
+	Toolchain splice.Toolchain
 	// Local is an installed CUDA whose files replace some archives.
 	Local *Local
 	// LocalProduct is the toolkit product: its archives on Linux platforms
@@ -67,17 +68,6 @@ type Local struct {
 	Archives map[string]map[string]string
 }
 
-// Toolchain names the packages behind the generated nvcc toolchain.
-type Toolchain struct {
-	// Compiler is the package whose exec-platform archive holds bin/nvcc.
-	Compiler string
-	// Runtime is the library every cuda_library links.
-	Runtime string
-	// Headers lists, for a CUDA version, the packages whose target-platform
-	// headers nvcc compiles against.
-	Headers func(cuda version.Version) []string
-}
-
 // Tree maps a path relative to the output root to the file's bytes.
 type Tree = buildfile.Tree
 
@@ -96,6 +86,7 @@ type generator struct {
 	pinned   map[string]bool
 	// static are the packages with a <name>_static hub target.
 	static map[string]bool
+	splice *splice.Splice
 	tree   Tree
 	files  []*build.File
 }
@@ -117,6 +108,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 		return nil, err
 	}
 	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, tree: Tree{}}
+	g.splice = splice.New(ix, opts.Toolchain)
 	g.pinnable = pinnable(g.sets)
 	g.pinned = pinnedNames(g.pinnable)
 	g.static = map[string]bool{}

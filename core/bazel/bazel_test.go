@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
 )
@@ -81,7 +82,7 @@ func TestLint(t *testing.T) {
 }
 
 // testOptions name the toolchain's packages as the built-in catalog does.
-var testOptions = Options{Toolchain: Toolchain{
+var testOptions = Options{Toolchain: splice.Toolchain{
 	Compiler: "cuda_nvcc",
 	Runtime:  "cuda_cudart",
 	Headers: func(cuda version.Version) []string {

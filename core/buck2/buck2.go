@@ -24,19 +24,14 @@ import (
 	"github.com/bazelbuild/buildtools/build"
 
 	"github.com/cudapkgs/cudapkgs/core/archives"
-	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
-	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
-
-// Toolchain is the same product knowledge the Bazel emitter takes: an alias,
-// so the catalog's value serves both.
-type Toolchain = bazel.Toolchain
 
 // Options tune the generated cell.
 type Options struct {
@@ -47,7 +42,7 @@ type Options struct {
 	// Toolchain names the packages nvcc and the CUDA rules come from (the
 	// built-in catalog's Toolchain). Without a Compiler, no toolchain is
 	// generated.
-	Toolchain Toolchain
+	Toolchain splice.Toolchain
 }
 
 // Tree maps a path relative to the cell root to the file's bytes.
@@ -62,6 +57,7 @@ type generator struct {
 	// sets and targets are the Index's, sorted sets first, read once.
 	sets    []*pkgset.Set
 	targets []platform.Platform
+	splice  *splice.Splice
 	tree    Tree
 }
 
@@ -81,7 +77,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), tree: Tree{}}
+	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), splice: splice.New(ix, opts.Toolchain), tree: Tree{}}
 	for _, a := range ix.Archives() {
 		g.repoBuck(a)
 	}
@@ -412,7 +408,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 	f.Stmt = append(f.Stmt, nil) // the load, once it is known whether cuda_tool is used
 	compiler := g.opts.Toolchain.Compiler
 	cell := g.opts.Name
-	execs := g.ix.ExecTargets()
+	execs := g.splice.Execs()
 	for _, t := range execs {
 		f.Stmt = append(f.Stmt, call("config_setting", public(),
 			buildfile.Arg("name", buildfile.Str("exec_"+archives.PlatformTarget(t))),
@@ -427,16 +423,16 @@ func (g *generator) toolchain(cfg *config.Config) {
 		var keys, where []string
 		var vals []build.Expr
 		for _, t := range execs {
-			u, ok := g.ix.Use(compiler, s.CUDA, t)
-			if !ok || u.Archive == nil || !u.Archive.HasFile("bin/nvcc") {
+			archive, ok := g.splice.Compiler(s.CUDA, t)
+			if !ok {
 				continue
 			}
 			name := "nvcc_" + v + "_" + archives.PlatformTarget(t)
 			tools = true
 			f.Stmt = append(f.Stmt, call("cuda_tool", public(),
 				buildfile.Arg("name", buildfile.Str(name)),
-				buildfile.Arg("archive", buildfile.Str("//repos/"+u.Archive.Name+":archive")),
-				buildfile.Arg("path", buildfile.Str("bin/nvcc"))))
+				buildfile.Arg("archive", buildfile.Str("//repos/"+archive.Name+":archive")),
+				buildfile.Arg("path", buildfile.Str(splice.CompilerPath))))
 			keys = append(keys, ":exec_"+archives.PlatformTarget(t))
 			vals = append(vals, buildfile.Str(":"+name))
 			where = append(where, t.Name()+" ("+strings.Join(withCell(cell, constraints(t)), ", ")+")")
@@ -460,21 +456,16 @@ func (g *generator) toolchain(cfg *config.Config) {
 	var tKeys, vKeys []string
 	var hVals, gVals, vVals []build.Expr
 	for _, s := range g.sets {
-		var headerPkgs []string
-		if g.opts.Toolchain.Headers != nil {
-			headerPkgs = g.opts.Toolchain.Headers(s.CUDA)
-		}
 		for _, t := range g.targets {
 			var dirs []string
-			for _, p := range headerPkgs {
-				u, ok := g.ix.Use(p, s.CUDA, t)
+			for _, h := range g.splice.Headers(s.CUDA, t) {
 				switch {
-				case ok && u.Archive != nil && u.Archive.HasKind(file.Headers):
-					for _, d := range u.Archive.Outputs().HeaderDirs {
-						dirs = append(dirs, "//repos/"+u.Archive.Name+":archive["+d+"]")
+				case h.Archive != nil:
+					for _, d := range h.Archive.Outputs().HeaderDirs {
+						dirs = append(dirs, "//repos/"+h.Archive.Name+":archive["+d+"]")
 					}
-				case ok && u.Archive == nil:
-					dirs = append(dirs, "//unusable:"+archives.UnusableTarget(p, s.CUDA, t)) // fails with the reasons
+				case h.Unusable:
+					dirs = append(dirs, "//unusable:"+archives.UnusableTarget(h.Package, s.CUDA, t)) // fails with the reasons
 				}
 			}
 			tKeys = append(tKeys, "//:"+configSetting(s.CUDA, t))

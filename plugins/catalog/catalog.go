@@ -5,10 +5,10 @@
 package catalog
 
 import (
-	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
 
@@ -59,9 +59,9 @@ func tensorrtStripPrefix(pkg *manifest.Package, _ manifest.Archive) string {
 // cuda_cudart's headers and nvcc's crt headers (inside cuda_nvcc before CUDA
 // 13.0, the separate cuda_crt from 13.0) on the target platform, and links
 // cuda_cudart.
-func Toolchain() bazel.Toolchain {
+func Toolchain() splice.Toolchain {
 	crtFrom := version.MustParse("13.0")
-	return bazel.Toolchain{
+	return splice.Toolchain{
 		Compiler: "cuda_nvcc",
 		Runtime:  "cuda_cudart",
 		Headers: func(cuda version.Version) []string {
