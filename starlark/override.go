@@ -11,11 +11,10 @@ import (
 	sl "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/version"
-	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
 // override is one override() call: a function from a package's previous
@@ -490,13 +489,11 @@ func changeAddFiles(p *pkgset.Package, v sl.Value) error {
 			p.Files[plat] = append(p.Files[plat], f)
 		}
 	}
-	var all []sdk.File
+	var all []file.File
 	for _, plat := range slices.Sorted(maps.Keys(p.Files)) {
-		for _, f := range p.Files[plat] {
-			all = append(all, sdk.File{Role: sdk.Role(f.Role)})
-		}
+		all = append(all, p.Files[plat]...)
 	}
-	p.Role = string(sdk.RoleOf(all))
+	p.Role = file.RoleOf(all)
 	return nil
 }
 
@@ -509,7 +506,7 @@ func fileChange(v sl.Value) (pkgset.File, error) {
 	if err != nil {
 		return pkgset.File{}, err
 	}
-	f := pkgset.File{Role: string(sdk.Target)}
+	f := pkgset.File{Role: file.Target}
 	for _, k := range keys {
 		val, _, _ := d.Get(sl.String(k))
 		s, ok := sl.AsString(val)
@@ -520,40 +517,22 @@ func fileChange(v sl.Value) (pkgset.File, error) {
 		case "path":
 			f.Path = s
 		case "kind":
-			f.Kind = s
+			f.Kind = file.Kind(s)
 		case "role":
-			f.Role = s
+			f.Role = file.Role(s)
 		case "soname":
 			f.SONAME = s
 		default:
 			return f, fmt.Errorf("unknown file key %q: expected one of %s", k, strings.Join(fileKeys, ", "))
 		}
 	}
-	if err := checkPath(f.Path); err != nil {
+	if f.Path == "" {
+		return f, fmt.Errorf("a file needs a path")
+	}
+	// The host's check of plugin answers: an override can add no file a
+	// plugin could not.
+	if err := file.Check(f); err != nil {
 		return f, err
 	}
-	kinds := sdk.Kinds()
-	if !slices.Contains(kinds, sdk.Kind(f.Kind)) {
-		return f, fmt.Errorf("file %s has kind %q: expected one of %v", f.Path, f.Kind, kinds)
-	}
-	if f.Role != string(sdk.Exec) && f.Role != string(sdk.Target) {
-		return f, fmt.Errorf("file %s has role %q: expected exec or target", f.Path, f.Role)
-	}
-	if (f.Kind == string(sdk.SharedLib)) != (f.SONAME != "") {
-		return f, fmt.Errorf("file %s: a soname is given for shared libraries, and only for them", f.Path)
-	}
-	if f.SONAME != "" && (strings.Contains(f.SONAME, "/") || checkPath(f.SONAME) != nil) {
-		return f, fmt.Errorf("file %s: soname %q is not a plain library file name", f.Path, f.SONAME)
-	}
 	return f, nil
-}
-
-// checkPath accepts a clean relative path inside an archive, in characters
-// that are safe in a Bazel label: the host's check of plugin answers, so an
-// override can add no file a plugin could not.
-func checkPath(p string) error {
-	if p == "" {
-		return fmt.Errorf("a file needs a path")
-	}
-	return fixup.CheckPath(p)
 }

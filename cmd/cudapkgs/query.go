@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/warning"
@@ -117,21 +118,21 @@ type jsonArchive struct {
 }
 
 type jsonPackage struct {
-	Product  string `json:"product"`
-	Manifest string `json:"manifest_name"`
-	Release  string `json:"release,omitempty"`
-	Version  string `json:"version,omitempty"`
-	License  string `json:"license,omitempty"`
-	Role     string `json:"role"`
+	Product  string    `json:"product"`
+	Manifest string    `json:"manifest_name"`
+	Release  string    `json:"release,omitempty"`
+	Version  string    `json:"version,omitempty"`
+	License  string    `json:"license,omitempty"`
+	Role     file.Role `json:"role"`
 	// Generic are the platforms where no plugin knows the package; it is
 	// served there from the archive's conventional layout (include/, lib/, bin/).
 	Generic []string `json:"generic,omitempty"`
 	// StaticLinkopts are the system libraries the static link set needs.
-	StaticLinkopts []string                         `json:"static_linkopts,omitempty"`
-	Deps           []jsonDep                        `json:"deps"`
-	Platforms      map[string]jsonArchive           `json:"platforms"`
-	Files          map[string]map[string][]jsonFile `json:"files"`
-	Unavailable    map[string][]string              `json:"unavailable"`
+	StaticLinkopts []string                            `json:"static_linkopts,omitempty"`
+	Deps           []jsonDep                           `json:"deps"`
+	Platforms      map[string]jsonArchive              `json:"platforms"`
+	Files          map[string]map[file.Kind][]jsonFile `json:"files"`
+	Unavailable    map[string][]string                 `json:"unavailable"`
 	// ServedBy maps a platform to the older release that serves this
 	// default name there, because the newer one cannot be used.
 	ServedBy map[string]jsonServed `json:"served_by,omitempty"`
@@ -156,9 +157,9 @@ type jsonDep struct {
 }
 
 type jsonFile struct {
-	Path   string `json:"path"`
-	Role   string `json:"role"`
-	SONAME string `json:"soname,omitempty"`
+	Path   string    `json:"path"`
+	Role   file.Role `json:"role"`
+	SONAME string    `json:"soname,omitempty"`
 }
 
 type jsonSet struct {
@@ -188,12 +189,12 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 		}
 		for _, p := range s.Packages {
 			jp := jsonPackage{Product: p.Product, Manifest: p.Manifest, License: p.License, Role: p.Role, Generic: slices.Sorted(maps.Keys(p.Generic)), StaticLinkopts: p.StaticLinkopts, Deps: []jsonDep{},
-				Platforms: map[string]jsonArchive{}, Files: map[string]map[string][]jsonFile{}, Unavailable: p.Unavailable}
+				Platforms: map[string]jsonArchive{}, Files: map[string]map[file.Kind][]jsonFile{}, Unavailable: p.Unavailable}
 			for _, d := range p.Deps {
 				jp.Deps = append(jp.Deps, jsonDep{Name: d.Name, Runtime: d.Runtime, Static: d.Static, Headers: d.Headers, Merge: d.Merge, Since: d.Since, Until: d.Until, Platforms: d.Platforms})
 			}
 			for plat, files := range p.Files {
-				byKind := map[string][]jsonFile{}
+				byKind := map[file.Kind][]jsonFile{}
 				for _, f := range files {
 					byKind[f.Kind] = append(byKind[f.Kind], jsonFile{Path: f.Path, Role: f.Role, SONAME: f.SONAME})
 				}

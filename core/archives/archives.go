@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -75,7 +76,7 @@ func (a *Archive) HasFile(p string) bool {
 
 // HasKind reports whether the archive has a file of the kind (headers,
 // data, ...): the emitters write a target per kind only where there is one.
-func (a *Archive) HasKind(kind string) bool {
+func (a *Archive) HasKind(kind file.Kind) bool {
 	for f := range a.Files {
 		if f.Kind == kind {
 			return true
@@ -453,7 +454,7 @@ func (ix *Index) Select(pkg string, key func(Cell) string, served func(*Archive)
 // HasKind reports whether some archive serving the package has a file of
 // the kind (static_lib, stub_lib): the emitters give such packages a hub
 // target for it (<name>_static, <name>_stubs).
-func (ix *Index) HasKind(pkg, kind string) bool {
+func (ix *Index) HasKind(pkg string, kind file.Kind) bool {
 	for _, c := range ix.Cells(pkg) {
 		if c.Archive != nil && c.Archive.HasKind(kind) {
 			return true

@@ -24,9 +24,11 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
 
@@ -40,7 +42,7 @@ type Options struct {
 	// packages those are is product knowledge: the caller brings it (the
 	// toolkit plugin's Describe). Without a Compiler, no toolchain is
 	// generated.
-	Toolchain Toolchain
+	Toolchain splice.Toolchain
 	// Local is an installed CUDA whose files replace some archives.
 	Local *Local
 	// LocalProduct is the toolkit product: its archives on Linux platforms
@@ -66,17 +68,6 @@ type Local struct {
 	Archives map[string]map[string]string
 }
 
-// Toolchain names the packages behind the generated nvcc toolchain.
-type Toolchain struct {
-	// Compiler is the package whose exec-platform archive holds bin/nvcc.
-	Compiler string
-	// Runtime is the library every cuda_library links.
-	Runtime string
-	// Headers lists, for a CUDA version, the packages whose target-platform
-	// headers nvcc compiles against.
-	Headers func(cuda version.Version) []string
-}
-
 // Tree maps a path relative to the output root to the file's bytes.
 type Tree = buildfile.Tree
 
@@ -95,6 +86,7 @@ type generator struct {
 	pinned   map[string]bool
 	// static are the packages with a <name>_static hub target.
 	static map[string]bool
+	splice *splice.Splice
 	tree   Tree
 	files  []*build.File
 }
@@ -116,11 +108,12 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 		return nil, err
 	}
 	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, tree: Tree{}}
+	g.splice = splice.New(ix, opts.Toolchain)
 	g.pinnable = pinnable(g.sets)
 	g.pinned = pinnedNames(g.pinnable)
 	g.static = map[string]bool{}
 	for _, name := range ix.Packages() {
-		if ix.HasKind(name, "static_lib") && !ix.HasPackage(name+"_static") {
+		if ix.HasKind(name, file.StaticLib) && !ix.HasPackage(name+"_static") {
 			g.static[name] = true
 		}
 	}
@@ -193,44 +186,28 @@ func (g *generator) workspace() {
 
 // repoBuild writes repos/<repo>.BUILD from the plugins' file lists.
 func (g *generator) repoBuild(r *archives.Archive) {
-	names := archives.NewTargetNames(r.Manifest, "headers", "static", "stubs", "link_stubs", "bin", "data")
-	var hdrGlobs, hdrFiles, includes, stubs, bins, data []string
+	out := r.Outputs(r.Manifest, "headers", "static", "stubs", "link_stubs", "bin", "data")
+	hdrFiles, stubs, bins, data := out.HeaderFiles, out.Stubs, out.Binaries, out.Data
+	var hdrGlobs, includes []string
+	for _, h := range hdrFiles {
+		includes = append(includes, path.Dir(h))
+	}
+	for _, d := range out.HeaderDirs {
+		hdrGlobs = append(hdrGlobs, d+"/**")
+		includes = append(includes, d)
+	}
 	var imports, shared, static []build.Expr
-	for _, f := range r.SortedFiles() {
-		switch f.Kind {
-		case "headers":
-			if archives.IsHeaderFile(f.Path) {
-				hdrFiles = append(hdrFiles, f.Path)
-				includes = append(includes, path.Dir(f.Path))
-			} else {
-				hdrGlobs = append(hdrGlobs, f.Path+"/**")
-				includes = append(includes, f.Path)
-			}
-		case "shared_lib":
-			base := f.SONAME
-			if base == "" {
-				base = path.Base(f.Path)
-			}
-			n := names.Unique(archives.LibBase(base), "shared")
-			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("shared_library", buildfile.Str(f.Path))))
-			if f.Role != "exec" {
-				shared = append(shared, buildfile.Str(":"+n))
-			}
-		case "static_lib":
-			n := names.Unique(archives.LibBase(path.Base(f.Path)), "static")
-			imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(n)), buildfile.Arg("static_library", buildfile.Str(f.Path))))
-			if f.Role != "exec" {
-				static = append(static, buildfile.Str(":"+n))
-			}
-		case "stub_lib":
-			stubs = append(stubs, f.Path)
-		case "binary":
-			bins = append(bins, f.Path)
-		default: // data, and kinds this generator does not know yet
-			data = append(data, f.Path)
+	for _, l := range out.Libs {
+		attr, linked := "shared_library", &shared
+		if l.Static {
+			attr, linked = "static_library", &static
+		}
+		imports = append(imports, buildfile.Call("cc_import", buildfile.Arg("name", buildfile.Str(l.Name)), buildfile.Arg(attr, buildfile.Str(l.Path))))
+		if l.Linked {
+			*linked = append(*linked, buildfile.Str(":"+l.Name))
 		}
 	}
-	hasHeaders := len(hdrGlobs)+len(hdrFiles) > 0
+	hasHeaders := out.HasHeaders()
 	b := buildfile.NewFile("repos/"+r.Name+".BUILD", build.TypeBuild)
 	// defs.bzl, which every rules_cc release has (Debian's 0.0.4, the one
 	// Bazel 4.2.3 works with offline, included), rather than the per-rule
@@ -497,8 +474,8 @@ func (g *generator) hub(cfg *config.Config) {
 	// docs/bazel.md). Where a version's archive has none (static libraries
 	// that moved to another package in a later release), the plain target
 	// stands in.
-	f.Stmt = append(f.Stmt, g.kindAliases("_static", "static_lib", "static", nil)...)
-	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", "stub_lib", "link_stubs", nil)...)
+	f.Stmt = append(f.Stmt, g.kindAliases("_static", file.StaticLib, "static", nil)...)
+	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", file.StubLib, "link_stubs", nil)...)
 	f.Stmt = append(f.Stmt, g.headerAliases()...)
 	g.put(f)
 }
@@ -508,7 +485,7 @@ func (g *generator) hub(cfg *config.Config) {
 // per cell, the archive's target where it
 // has such files, its top target where not, the unusable target where no
 // archive serves.
-func (g *generator) kindAliases(suffix, kind, target string, wanted func(string) bool) []build.Expr {
+func (g *generator) kindAliases(suffix string, kind file.Kind, target string, wanted func(string) bool) []build.Expr {
 	var out []build.Expr
 	for _, name := range g.ix.Packages() {
 		switch {
@@ -543,7 +520,7 @@ func (g *generator) headerAliases() []build.Expr {
 			wanted[n] = true
 		}
 	}
-	return g.kindAliases("_headers", "headers", "headers", func(name string) bool { return wanted[name] })
+	return g.kindAliases("_headers", file.Headers, "headers", func(name string) bool { return wanted[name] })
 }
 
 // unusable writes unusable/defs.bzl, a rule that fails at analysis with its

@@ -7,6 +7,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
 )
@@ -35,7 +36,7 @@ func TestDeterministic(t *testing.T) { emitter().TestDeterministic(t) }
 func TestLint(t *testing.T)          { emitter().TestLint(t) }
 
 // testOptions name the toolchain's packages as the toolkit plugin does.
-var testOptions = Options{Toolchain: Toolchain{
+var testOptions = Options{Toolchain: splice.Toolchain{
 	Compiler: "cuda_nvcc",
 	Runtime:  "cuda_cudart",
 	Headers: func(cuda version.Version) []string {

@@ -9,7 +9,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 )
 
 // rules copies the rule sources of rules/ (with the header) into //rules.
@@ -40,18 +42,14 @@ func (g *generator) toolchain(cfg *config.Config) {
 	var hKeys, gKeys, vKeys []string
 	var hVals, gVals, vVals, sVals []build.Expr
 	for _, s := range g.sets {
-		var headerPkgs []string
-		if g.opts.Toolchain.Headers != nil {
-			headerPkgs = g.opts.Toolchain.Headers(s.CUDA)
-		}
 		for _, t := range g.targets {
 			k := "//:" + configSetting(s.CUDA, t)
 			var hdrs []string
-			for _, p := range headerPkgs {
-				if u, ok := g.ix.Use(p, s.CUDA, t); ok && u.Archive != nil && u.Archive.HasKind("headers") {
-					hdrs = append(hdrs, "@"+u.Archive.Name+"//:headers")
-				} else if g.ix.HasPackage(p) {
-					hdrs = append(hdrs, "//:"+p) // the hub alias: fails with the reasons
+			for _, h := range g.splice.Headers(s.CUDA, t) {
+				if h.Archive != nil {
+					hdrs = append(hdrs, "@"+h.Archive.Name+"//:headers")
+				} else if g.ix.HasPackage(h.Package) {
+					hdrs = append(hdrs, "//:"+h.Package) // the hub alias: fails with the reasons
 				}
 			}
 			hKeys = append(hKeys, k)
@@ -89,9 +87,9 @@ func (g *generator) toolchain(cfg *config.Config) {
 	for _, s := range g.sets {
 		hc, hcErr := gpu.HostCompilersFor(s.CUDA)
 		// In a fixed order: toolchain resolution takes the first match.
-		for _, t := range g.ix.ExecTargets() {
-			u, ok := g.ix.Use(g.opts.Toolchain.Compiler, s.CUDA, t)
-			if !ok || u.Archive == nil || !u.Archive.HasFile("bin/nvcc") {
+		for _, t := range g.splice.Execs() {
+			compiler, ok := g.splice.Compiler(s.CUDA, t)
+			if !ok {
 				continue
 			}
 			name := "nvcc_" + s.CUDA.String() + "_" + archives.PlatformTarget(t)
@@ -110,8 +108,8 @@ func (g *generator) toolchain(cfg *config.Config) {
 				List: []build.Expr{buildfile.Str(s.CUDA.String()), buildfile.Str("")},
 			}))
 			args = append(args,
-				buildfile.Arg("nvcc", buildfile.Str("@"+u.Archive.Name+"//:bin/nvcc")),
-				buildfile.Arg("nvcc_files", buildfile.StrList(nvccFiles(u.Archive))))
+				buildfile.Arg("nvcc", buildfile.Str("@"+compiler.Name+"//:"+splice.CompilerPath)),
+				buildfile.Arg("nvcc_files", buildfile.StrList(nvccFiles(compiler))))
 			f.Stmt = append(f.Stmt, buildfile.Call("cuda_toolchain", args...))
 			f.Stmt = append(f.Stmt, buildfile.Call("toolchain",
 				buildfile.Arg("name", buildfile.Str(s.CUDA.String()+"_"+archives.PlatformTarget(t))),
@@ -148,7 +146,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 // finds none of them.
 func nvccFiles(a *archives.Archive) []string {
 	out := []string{"@" + a.Name + "//:bin"}
-	if a.HasKind("data") {
+	if a.HasKind(file.Data) {
 		out = append(out, "@"+a.Name+"//:data")
 	}
 	return out

@@ -307,7 +307,7 @@ func localArchiveData(r *archives.Archive) (deps, files build.Expr) {
 			continue
 		}
 		fk = append(fk, f.Path)
-		fv = append(fv, buildfile.Str(f.Kind))
+		fv = append(fv, buildfile.Str(string(f.Kind)))
 	}
 	return buildfile.SortedStrList(names), buildfile.Dict(fk, fv)
 }

@@ -24,18 +24,14 @@ import (
 	"github.com/bazelbuild/buildtools/build"
 
 	"github.com/cudapkgs/cudapkgs/core/archives"
-	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
-
-// Toolchain is the same product knowledge the Bazel emitter takes: an alias,
-// so the toolkit plugin's value serves both.
-type Toolchain = bazel.Toolchain
 
 // Options tune the generated cell.
 type Options struct {
@@ -46,7 +42,7 @@ type Options struct {
 	// Toolchain names the packages nvcc and the CUDA rules come from (the
 	// toolkit plugin's Describe). Without a Compiler, no toolchain is
 	// generated.
-	Toolchain Toolchain
+	Toolchain splice.Toolchain
 }
 
 // Tree maps a path relative to the cell root to the file's bytes.
@@ -61,6 +57,7 @@ type generator struct {
 	// sets and targets are the Index's, sorted sets first, read once.
 	sets    []*pkgset.Set
 	targets []platform.Platform
+	splice  *splice.Splice
 	tree    Tree
 }
 
@@ -80,7 +77,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), tree: Tree{}}
+	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), splice: splice.New(ix, opts.Toolchain), tree: Tree{}}
 	for _, a := range ix.Archives() {
 		g.repoBuck(a)
 	}
@@ -113,54 +110,46 @@ func call(fn string, vis buildfile.KV, args ...buildfile.KV) *build.CallExpr {
 // one sub-target per path the other targets use) and, from the plugins'
 // file lists, prebuilt_cxx_library targets over those sub-targets.
 func (g *generator) repoBuck(r *archives.Archive) {
-	names := archives.NewTargetNames("archive", r.Manifest, "headers", "static", "stubs", "bin", "data")
+	out := r.Outputs("archive", r.Manifest, "headers", "static", "stubs", "bin", "data")
 	sub := func(p string) string { return ":archive[" + p + "]" }
-	var subTargets, hdrDirs, stubs, bins, data []string
-	hdrFiles := map[string]string{} // include name -> sub-target
-	var libs []build.Expr
-	var shared, static []string
+	subs := func(ps []string) []string {
+		labels := make([]string, len(ps))
+		for i, p := range ps {
+			labels[i] = sub(p)
+		}
+		return labels
+	}
+	var subTargets []string
 	for _, f := range r.SortedFiles() {
 		subTargets = append(subTargets, f.Path)
-		switch f.Kind {
-		case "headers":
-			if archives.IsHeaderFile(f.Path) {
-				// A single header is included by its name, as Bazel's
-				// includes = [its folder] allows.
-				hdrFiles[path.Base(f.Path)] = sub(f.Path)
-			} else {
-				hdrDirs = append(hdrDirs, sub(f.Path))
+	}
+	// A single header is included by its name, as Bazel's includes = [its
+	// folder] allows.
+	hdrFiles := map[string]string{} // include name -> sub-target
+	for _, h := range out.HeaderFiles {
+		hdrFiles[path.Base(h)] = sub(h)
+	}
+	hdrDirs, stubs, bins, data := subs(out.HeaderDirs), subs(out.Stubs), subs(out.Binaries), subs(out.Data)
+	var libs []build.Expr
+	var shared, static []string
+	for _, l := range out.Libs {
+		args := []buildfile.KV{buildfile.Arg("name", buildfile.Str(l.Name))}
+		if l.Static {
+			args = append(args, buildfile.Arg("preferred_linkage", buildfile.Str("static")),
+				buildfile.Arg("static_lib", buildfile.Str(sub(l.Path))))
+		} else {
+			args = append(args, buildfile.Arg("preferred_linkage", buildfile.Str("shared")),
+				buildfile.Arg("shared_lib", buildfile.Str(sub(l.Path))))
+			if l.SONAME != "" {
+				args = append(args, buildfile.Arg("soname", buildfile.Str(l.SONAME)))
 			}
-		case "shared_lib":
-			base := f.SONAME
-			if base == "" {
-				base = path.Base(f.Path)
-			}
-			n := names.Unique(archives.LibBase(base), "shared")
-			args := []buildfile.KV{buildfile.Arg("name", buildfile.Str(n)),
-				buildfile.Arg("preferred_linkage", buildfile.Str("shared")),
-				buildfile.Arg("shared_lib", buildfile.Str(sub(f.Path)))}
-			if f.SONAME != "" {
-				args = append(args, buildfile.Arg("soname", buildfile.Str(f.SONAME)))
-			}
-			libs = append(libs, call("prebuilt_cxx_library", public(), args...))
-			if f.Role != "exec" {
-				shared = append(shared, ":"+n)
-			}
-		case "static_lib":
-			n := names.Unique(archives.LibBase(path.Base(f.Path)), "static")
-			libs = append(libs, call("prebuilt_cxx_library", public(),
-				buildfile.Arg("name", buildfile.Str(n)),
-				buildfile.Arg("preferred_linkage", buildfile.Str("static")),
-				buildfile.Arg("static_lib", buildfile.Str(sub(f.Path)))))
-			if f.Role != "exec" {
-				static = append(static, ":"+n)
-			}
-		case "stub_lib":
-			stubs = append(stubs, sub(f.Path))
-		case "binary":
-			bins = append(bins, sub(f.Path))
-		default: // data, and kinds this generator does not know yet
-			data = append(data, sub(f.Path))
+		}
+		libs = append(libs, call("prebuilt_cxx_library", public(), args...))
+		switch {
+		case l.Linked && l.Static:
+			static = append(static, ":"+l.Name)
+		case l.Linked:
+			shared = append(shared, ":"+l.Name)
 		}
 	}
 	b := buildfile.NewFile("repos/"+r.Name+"/BUCK", build.TypeBuild)
@@ -179,7 +168,7 @@ func (g *generator) repoBuck(r *archives.Archive) {
 	args = append(args, buildfile.Arg("urls", buildfile.StrList(r.Archive.URLs[:1])))
 	b.Stmt = append(b.Stmt, call("http_archive", public(), args...))
 
-	hasHeaders := len(hdrDirs)+len(hdrFiles) > 0
+	hasHeaders := out.HasHeaders()
 	if hasHeaders {
 		args := []buildfile.KV{buildfile.Arg("name", buildfile.Str("headers"))}
 		if len(hdrFiles) > 0 {
@@ -419,7 +408,7 @@ func (g *generator) toolchain(cfg *config.Config) {
 	f.Stmt = append(f.Stmt, nil) // the load, once it is known whether cuda_tool is used
 	compiler := g.opts.Toolchain.Compiler
 	cell := g.opts.Name
-	execs := g.ix.ExecTargets()
+	execs := g.splice.Execs()
 	for _, t := range execs {
 		f.Stmt = append(f.Stmt, call("config_setting", public(),
 			buildfile.Arg("name", buildfile.Str("exec_"+archives.PlatformTarget(t))),
@@ -434,16 +423,16 @@ func (g *generator) toolchain(cfg *config.Config) {
 		var keys, where []string
 		var vals []build.Expr
 		for _, t := range execs {
-			u, ok := g.ix.Use(compiler, s.CUDA, t)
-			if !ok || u.Archive == nil || !u.Archive.HasFile("bin/nvcc") {
+			archive, ok := g.splice.Compiler(s.CUDA, t)
+			if !ok {
 				continue
 			}
 			name := "nvcc_" + v + "_" + archives.PlatformTarget(t)
 			tools = true
 			f.Stmt = append(f.Stmt, call("cuda_tool", public(),
 				buildfile.Arg("name", buildfile.Str(name)),
-				buildfile.Arg("archive", buildfile.Str("//repos/"+u.Archive.Name+":archive")),
-				buildfile.Arg("path", buildfile.Str("bin/nvcc"))))
+				buildfile.Arg("archive", buildfile.Str("//repos/"+archive.Name+":archive")),
+				buildfile.Arg("path", buildfile.Str(splice.CompilerPath))))
 			keys = append(keys, ":exec_"+archives.PlatformTarget(t))
 			vals = append(vals, buildfile.Str(":"+name))
 			where = append(where, t.Name()+" ("+strings.Join(withCell(cell, constraints(t)), ", ")+")")
@@ -467,23 +456,16 @@ func (g *generator) toolchain(cfg *config.Config) {
 	var tKeys, vKeys []string
 	var hVals, gVals, vVals []build.Expr
 	for _, s := range g.sets {
-		var headerPkgs []string
-		if g.opts.Toolchain.Headers != nil {
-			headerPkgs = g.opts.Toolchain.Headers(s.CUDA)
-		}
 		for _, t := range g.targets {
 			var dirs []string
-			for _, p := range headerPkgs {
-				u, ok := g.ix.Use(p, s.CUDA, t)
+			for _, h := range g.splice.Headers(s.CUDA, t) {
 				switch {
-				case ok && u.Archive != nil && u.Archive.HasKind("headers"):
-					for _, f := range u.Archive.SortedFiles() {
-						if f.Kind == "headers" && !archives.IsHeaderFile(f.Path) {
-							dirs = append(dirs, "//repos/"+u.Archive.Name+":archive["+f.Path+"]")
-						}
+				case h.Archive != nil:
+					for _, d := range h.Archive.Outputs().HeaderDirs {
+						dirs = append(dirs, "//repos/"+h.Archive.Name+":archive["+d+"]")
 					}
-				case ok && u.Archive == nil:
-					dirs = append(dirs, "//unusable:"+archives.UnusableTarget(p, s.CUDA, t)) // fails with the reasons
+				case h.Unusable:
+					dirs = append(dirs, "//unusable:"+archives.UnusableTarget(h.Package, s.CUDA, t)) // fails with the reasons
 				}
 			}
 			tKeys = append(tKeys, "//:"+configSetting(s.CUDA, t))

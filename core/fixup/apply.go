@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -106,42 +107,6 @@ func (h *Host) names() string {
 	return strings.Join(ns, ", ")
 }
 
-// safePath reports whether p is names of letters, digits and _ . + -
-// joined by single slashes: what may appear in a Bazel label and a glob (no
-// spaces, quotes, colons or wildcards). A loop, not a regexp: it runs for
-// every file of every package of every set.
-func safePath(p string) bool {
-	if p == "" || p[0] == '/' || p[len(p)-1] == '/' {
-		return false
-	}
-	prev := byte(0)
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '+', c == '-':
-		case c == '/' && prev != '/':
-		default:
-			return false
-		}
-		prev = c
-	}
-	return true
-}
-
-// CheckPath checks a file path a plugin or an override gives: relative,
-// clean, inside its archive and safe in a Bazel label.
-func CheckPath(p string) error {
-	if !safePath(p) {
-		return fmt.Errorf("path %q has characters that are not safe in a Bazel label (allowed: letters, digits, _ . + - and / between names)", p)
-	}
-	for _, part := range strings.Split(p, "/") {
-		if part == ".." || part == "." {
-			return fmt.Errorf("path %q escapes the archive (or is not clean): expected a path inside it", p)
-		}
-	}
-	return nil
-}
-
 // linkoptRE is what a plugin may put on a link line: a system library by
 // name, never a path or a flag that changes the link.
 var linkoptRE = regexp.MustCompile(`^(-l[A-Za-z0-9_+.-]+|-pthread)$`)
@@ -188,20 +153,8 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 				return bad(p.Name, "files on %s, where it has no archive", plat)
 			}
 			for _, f := range pr.Files {
-				if err := CheckPath(f.Path); err != nil {
+				if err := file.Check(f); err != nil {
 					return bad(p.Name, "%s: %v", plat, err)
-				}
-				if !slices.Contains(sdk.Kinds(), f.Kind) {
-					return bad(p.Name, "%s: file %s has kind %q: expected one of %v", plat, f.Path, f.Kind, sdk.Kinds())
-				}
-				if f.Role != sdk.Exec && f.Role != sdk.Target {
-					return bad(p.Name, "%s: file %s has role %q: expected exec or target", plat, f.Path, f.Role)
-				}
-				if (f.Kind == sdk.SharedLib) != (f.SONAME != "") {
-					return bad(p.Name, "%s: file %s: a SONAME is given for shared libraries, and only for them", plat, f.Path)
-				}
-				if f.SONAME != "" && (strings.Contains(f.SONAME, "/") || CheckPath(f.SONAME) != nil) {
-					return bad(p.Name, "%s: SONAME %q is not a plain library file name", plat, f.SONAME)
 				}
 			}
 			for _, u := range pr.Unusable {
@@ -268,7 +221,7 @@ func checkPatch(pa sdk.Patch) error {
 		return fmt.Errorf("no edits")
 	}
 	for _, e := range pa.Edits {
-		if err := CheckPath(e.Path); err != nil {
+		if err := file.CheckPath(e.Path); err != nil {
 			return fmt.Errorf("edit of %q: %v", e.Path, err)
 		}
 		if e.Old == "" || e.Old == e.New {
@@ -372,8 +325,9 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 				all = append(all, sdk.File{Kind: sdk.Headers, Role: sdk.Target})
 				continue
 			}
-			for _, f := range res.Files {
-				p.Files[plat] = append(p.Files[plat], pkgset.File{Path: f.Path, Kind: string(f.Kind), Role: string(f.Role), SONAME: f.SONAME})
+			if len(res.Files) > 0 {
+				// A copy: the set must not share the answer's backing array.
+				p.Files[plat] = append(p.Files[plat], res.Files...)
 			}
 			if len(patches) > 0 {
 				if p.Patches == nil {
@@ -383,7 +337,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			}
 			all = append(all, res.Files...)
 		}
-		p.Role = string(sdk.RoleOf(all))
+		p.Role = file.RoleOf(all)
 		p.StaticLinkopts = slices.Clone(pr.StaticLinkopts)
 		p.Deps = nil
 		for _, d := range pr.Deps {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -28,7 +29,7 @@ func parseRenames(d sdk.Description) (renames, error) {
 		if r.Package == "" || r.Replaces == "" || r.Package == r.Replaces {
 			return nil, fmt.Errorf("rename %+v: expected a package that replaces another name", r)
 		}
-		if CheckPath(r.Package) != nil || CheckPath(r.Replaces) != nil {
+		if file.CheckPath(r.Package) != nil || file.CheckPath(r.Replaces) != nil {
 			return nil, fmt.Errorf("rename %+v: expected plain package names", r)
 		}
 		v, err := version.Parse(r.Since)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -62,8 +63,8 @@ func (e *UnknownComponentError) Error() string {
 // without a file of this kind: what its main target and the toolchain use.
 // A missing static library, stub or data file only leaves the target that
 // names it unusable.
-func essential(kind string) bool {
-	return kind == "headers" || kind == "shared_lib" || kind == "binary"
+func essential(kind file.Kind) bool {
+	return kind == file.Headers || kind == file.SharedLib || kind == file.Binary
 }
 
 // Select maps, for every component of the choice's product on its platform,

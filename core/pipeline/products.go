@@ -3,9 +3,9 @@ package pipeline
 import (
 	"fmt"
 
-	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -13,7 +13,7 @@ import (
 // nvcc toolchain and how to read an installed toolkit.
 type Toolkit struct {
 	Product       string
-	Toolchain     bazel.Toolchain
+	Toolchain     splice.Toolchain
 	LocalHints    []localcuda.Hint
 	LocalIdentify []string
 }
@@ -35,7 +35,7 @@ func products(facts []sdk.ProductFacts) ([]pkgset.Product, Toolkit, error) {
 			tk.LocalHints = append(tk.LocalHints, localcuda.Hint{Component: h.Component, Rel: h.Rel, Kind: h.Kind, Key: h.Key})
 		}
 		if f.Toolchain != nil {
-			if tk.Toolchain, err = bazel.ToolchainFrom(*f.Toolchain); err != nil {
+			if tk.Toolchain, err = splice.ToolchainFrom(*f.Toolchain); err != nil {
 				return nil, Toolkit{}, fmt.Errorf("product %s: %w", f.Product, err)
 			}
 		}

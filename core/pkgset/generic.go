@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/cudapkgs/cudapkgs/core/file"
 )
 
 // The conventional layout of a redist archive, which a package no plugin
@@ -33,9 +35,9 @@ func MarkGeneric(s *Set, pkg *Package, plat string) {
 	if pkg.Files == nil {
 		pkg.Files = map[string][]File{}
 	}
-	pkg.Files[plat] = []File{{Path: GenericInclude, Kind: "headers", Role: "target"}}
+	pkg.Files[plat] = []File{{Path: GenericInclude, Kind: file.Headers, Role: file.Target}}
 	if pkg.Role == "" {
-		pkg.Role = "target"
+		pkg.Role = file.Target
 	}
 	w := fmt.Sprintf("CUDA %s: %s %s (product %s) is known to no plugin: served from the archive's conventional layout "+
 		"(headers from %s/, shared libraries from lib/, tools from %s/); a newer cudapkgs may know it", s.CUDA, pkg.Manifest, pkg.Version, pkg.Product, GenericInclude, GenericBin)
@@ -55,7 +57,7 @@ func MarkGeneric(s *Set, pkg *Package, plat string) {
 func GenericWhereEmpty(s *Set, products []string) {
 	type filed struct {
 		files []File
-		role  string
+		role  file.Role
 	}
 	known := map[string]filed{} // archive sha256 -> a package's files for it
 	for _, p := range s.Packages {

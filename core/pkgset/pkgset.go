@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -56,7 +57,7 @@ type Package struct {
 	// serve; Deps resolved to names in this set; Role summarises the files.
 	Files map[string][]File
 	Deps  []Dep
-	Role  string
+	Role  file.Role
 	// StaticLinkopts are the system libraries the static link set needs.
 	StaticLinkopts []string
 	// Patches per target platform: edits made to the archive when it is
@@ -75,13 +76,9 @@ type Package struct {
 	Broken bool
 }
 
-// File is one output of a package on a platform, relative to the archive root.
-type File struct {
-	Path   string
-	Kind   string // headers, shared_lib, static_lib, stub_lib, binary, data
-	Role   string // exec or target
-	SONAME string
-}
+// File is one output of a package on a platform, relative to the archive
+// root: the file model every stage shares.
+type File = file.File
 
 // Patch is a named set of text edits made to an archive when it is fetched.
 type Patch struct {

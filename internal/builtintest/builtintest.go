@@ -6,8 +6,8 @@ package builtintest
 import (
 	"testing"
 
-	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 )
@@ -23,11 +23,11 @@ func Products(t testing.TB) []pkgset.Product {
 }
 
 // Toolchain is the toolkit plugin's nvcc toolchain.
-func Toolchain(t testing.TB) bazel.Toolchain {
+func Toolchain(t testing.TB) splice.Toolchain {
 	t.Helper()
 	for _, f := range builtin.Facts() {
 		if f.Toolchain != nil {
-			tc, err := bazel.ToolchainFrom(*f.Toolchain)
+			tc, err := splice.ToolchainFrom(*f.Toolchain)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +35,7 @@ func Toolchain(t testing.TB) bazel.Toolchain {
 		}
 	}
 	t.Fatal("no built-in plugin describes a toolchain")
-	return bazel.Toolchain{}
+	return splice.Toolchain{}
 }
 
 // Env builds sets and batches with every built-in product.

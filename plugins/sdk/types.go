@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cudapkgs/cudapkgs/core/file"
 )
 
 // ProtocolVersion is the plugin protocol's major version. It is in the
@@ -179,41 +181,38 @@ type Archive struct {
 	SHA256       string
 }
 
-// Kind is what a file is.
-type Kind string
+// Kind is what a file is. The file model is core/file's, shared with the
+// host and the emitters; these names are the SDK's view of it.
+type Kind = file.Kind
 
 const (
-	Headers   Kind = "headers"    // an include folder
-	SharedLib Kind = "shared_lib" // a shared library, by its SONAME file
-	StaticLib Kind = "static_lib"
-	StubLib   Kind = "stub_lib" // a link-time stub (libcuda.so), never shipped
-	Binary    Kind = "binary"
-	Data      Kind = "data" // nvvm, libdevice, CCCL, crt, anything else
+	Headers   = file.Headers   // an include folder
+	SharedLib = file.SharedLib // a shared library, by its SONAME file
+	StaticLib = file.StaticLib
+	StubLib   = file.StubLib // a link-time stub (libcuda.so), never shipped
+	Binary    = file.Binary
+	Data      = file.Data // nvvm, libdevice, CCCL, crt, anything else
 )
 
 // Kinds lists every kind, in output order.
-func Kinds() []Kind { return []Kind{Headers, SharedLib, StaticLib, StubLib, Binary, Data} }
+func Kinds() []Kind { return file.Kinds() }
 
 // Role is which machine a file serves, for splicing.
-type Role string
+type Role = file.Role
 
 const (
 	// Exec files run (or are read by tools) on the machine that builds.
-	Exec Role = "exec"
+	Exec = file.Exec
 	// Target files are for the machine the binary is built for.
-	Target Role = "target"
+	Target = file.Target
 	// Both is a package's role when its files are split between the two.
-	Both Role = "both"
+	Both = file.Both
 )
 
 // File is one output of a package, relative to the archive's root (after its
-// strip prefix).
-type File struct {
-	Path   string
-	Kind   Kind
-	Role   Role
-	SONAME string // shared libraries only: the name the dynamic linker looks for
-}
+// strip prefix). The host refuses an answer with a file that fails
+// file.Check.
+type File = file.File
 
 // Dep is a dependency edge to another package of the set.
 type Dep struct {
@@ -298,18 +297,7 @@ type Result struct {
 
 // RoleOf is the role of a set of files: Exec or Target when all agree, Both
 // when they are split, "" when there are none.
-func RoleOf(files []File) Role {
-	var r Role
-	for _, f := range files {
-		switch {
-		case r == "":
-			r = f.Role
-		case r != f.Role:
-			return Both
-		}
-	}
-	return r
-}
+func RoleOf(files []File) Role { return file.RoleOf(files) }
 
 // EachPackage is the loop most fixers are: it checks that the batch is for
 // product, then calls fix for every package in order, stopping at a

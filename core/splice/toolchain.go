@@ -1,4 +1,4 @@
-package bazel
+package splice
 
 import (
 	"fmt"
