@@ -15,6 +15,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
+	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -25,10 +26,11 @@ import (
 // of process like any other, through `cudapkgs plugin serve <name>`.
 func builtins() map[string]func() sdk.Fixer {
 	return map[string]func() sdk.Fixer{
-		"redist":   redist.New,
-		"cudnn":    cudnn.New,
-		"cutensor": cutensor.New,
-		"tensorrt": tensorrt.New,
+		"redist":     redist.New,
+		"cudnn":      cudnn.New,
+		"cutensor":   cutensor.New,
+		"cusparselt": cusparselt.New,
+		"tensorrt":   tensorrt.New,
 	}
 }
 

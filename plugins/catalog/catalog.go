@@ -1,4 +1,4 @@
-// Package catalog describes the four products cudapkgs knows out of the box:
+// Package catalog describes the products cudapkgs knows out of the box:
 // where their manifests and archives live, and the facts about them that the
 // manifests do not carry. The core knows none of this; the command passes
 // these values to it, exactly as it would pass a third party's.
@@ -26,6 +26,9 @@ func Products() []pkgset.Product {
 		{Name: "cuda", Toolkit: true, Base: NVIDIABase, Path: "compute/cuda/redist"},
 		{Name: "cudnn", Base: NVIDIABase, Path: "compute/cudnn/redist"},
 		{Name: "cutensor", Base: NVIDIABase, Path: "compute/cutensor/redist", FlatCUDA: cutensorFlatCUDA},
+		// plugins/cusparselt keeps these facts too (Product, RedistPath);
+		// its tests keep the two equal until Describe carries them.
+		{Name: "cusparselt", Base: NVIDIABase, Path: "compute/cusparselt/redist"},
 		{Name: "tensorrt", Unlisted: true, Base: TensorRTBase, Path: "compute/machine-learning", StripPrefix: tensorrtStripPrefix},
 	}
 }
