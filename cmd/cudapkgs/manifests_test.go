@@ -274,9 +274,9 @@ func TestFetchedByDefault(t *testing.T) {
 		urls map[string]string
 		want string
 	}{
-		{nil, "cuda,cudnn,cutensor,cusparselt"},
-		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cutensor,cusparselt,tensorrt"},
-		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cutensor,cusparselt,aa,zz"},
+		{nil, "cuda,cudnn,cutensor,cusparselt,cudss"},
+		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cutensor,cusparselt,cudss,tensorrt"},
+		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cutensor,cusparselt,cudss,aa,zz"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(fetchedByDefault(source.Sources{ProductURLs: tt.urls}), ",")

@@ -15,6 +15,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
+	"github.com/cudapkgs/cudapkgs/plugins/cudss"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
@@ -30,6 +31,7 @@ func builtins() map[string]func() sdk.Fixer {
 		"cudnn":      cudnn.New,
 		"cutensor":   cutensor.New,
 		"cusparselt": cusparselt.New,
+		"cudss":      cudss.New,
 		"tensorrt":   tensorrt.New,
 	}
 }

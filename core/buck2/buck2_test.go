@@ -17,6 +17,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/plugins/catalog"
 	cudnnplugin "github.com/cudapkgs/cudapkgs/plugins/cudnn"
+	"github.com/cudapkgs/cudapkgs/plugins/cudss"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
@@ -161,7 +162,7 @@ func TestErrors(t *testing.T) {
 // parses as what it is and lints clean.
 func TestRealManifests(t *testing.T) {
 	cfg, sets := fixuptest.Sets(t, []string{"12.4.1", "12.6.3", "13.0.0"}, []string{"linux-x86_64", "linux-sbsa", "linux-jetson"})
-	h := fixup.InProcess(fixup.Options{}, redist.New(), cudnnplugin.New(), cutensor.New(), cusparselt.New(), tensorrt.New())
+	h := fixup.InProcess(fixup.Options{}, redist.New(), cudnnplugin.New(), cutensor.New(), cusparselt.New(), cudss.New(), tensorrt.New())
 	if err := h.Apply(context.Background(), cfg, sets); err != nil {
 		t.Fatal(err)
 	}

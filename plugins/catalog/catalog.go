@@ -29,6 +29,8 @@ func Products() []pkgset.Product {
 		// plugins/cusparselt keeps these facts too (Product, RedistPath);
 		// its tests keep the two equal until Describe carries them.
 		{Name: "cusparselt", Base: NVIDIABase, Path: "compute/cusparselt/redist"},
+		// plugins/cudss keeps these facts too, as cusparselt does.
+		{Name: "cudss", Base: NVIDIABase, Path: "compute/cudss/redist"},
 		{Name: "tensorrt", Unlisted: true, Base: TensorRTBase, Path: "compute/machine-learning", StripPrefix: tensorrtStripPrefix},
 	}
 }
