@@ -53,7 +53,7 @@ func builtinFixers() []sdk.Fixer {
 	return fs
 }
 
-// BenchmarkPluginStart starts the four built-in plugins (processes,
+// BenchmarkPluginStart starts the built-in plugins (processes,
 // handshakes, Describe) and stops them.
 func BenchmarkPluginStart(b *testing.B) {
 	specs := builtinSpecs(b)
