@@ -48,7 +48,7 @@ func benchSpecs(b *testing.B) []fixup.Spec {
 
 func builtinFixers() []sdk.Fixer { return builtin.Fixers() }
 
-// BenchmarkPluginStart starts the four built-in plugins (processes,
+// BenchmarkPluginStart starts the built-in plugins (processes,
 // handshakes, Describe) and stops them.
 func BenchmarkPluginStart(b *testing.B) {
 	specs := benchSpecs(b)

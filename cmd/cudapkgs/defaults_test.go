@@ -10,8 +10,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
-// With the default configuration, every set's default cudnn, libcutensor
-// and tensorrt are usable on every platform where any of their releases is
+// With the default configuration, every set's default cudnn, libcutensor,
+// libcusparse_lt, libcudss and tensorrt are usable on every platform where any of their releases is
 // (the plugins' verdicts choose the default, not the order of releases);
 // where none is, the reason names why each release is ruled out.
 func TestDefaultsUsableWhereAnyReleaseIs(t *testing.T) {
@@ -37,7 +37,7 @@ func TestDefaultsUsableWhereAnyReleaseIs(t *testing.T) {
 	usable := func(p pkg, plat string) bool { return p.Platforms[plat] != nil && len(p.Unavailable[plat]) == 0 }
 	served := 0
 	for cuda, s := range sets {
-		for _, def := range []string{"cudnn", "libcutensor", "tensorrt"} {
+		for _, def := range []string{"cudnn", "libcutensor", "libcusparse_lt", "libcudss", "tensorrt"} {
 			d, ok := s.Packages[def]
 			if !ok {
 				continue

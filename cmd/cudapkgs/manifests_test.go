@@ -274,9 +274,9 @@ func TestFetchedByDefault(t *testing.T) {
 		urls map[string]string
 		want string
 	}{
-		{nil, "cuda,cudnn,cutensor"},
-		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cutensor,tensorrt"},
-		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cutensor,aa,zz"},
+		{nil, "cuda,cudnn,cudss,cusparselt,cutensor"},
+		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,tensorrt"},
+		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,aa,zz"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(fetchedByDefault(source.Sources{ProductURLs: tt.urls}), ",")

@@ -13,10 +13,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
-	cudnnplugin "github.com/cudapkgs/cudapkgs/plugins/cudnn"
-	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
-	"github.com/cudapkgs/cudapkgs/plugins/redist"
-	"github.com/cudapkgs/cudapkgs/plugins/tensorrt"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 )
 
 // emitter runs the tests every emitter shares. rules/cuda.bzl is no copy
@@ -104,7 +101,7 @@ func TestErrors(t *testing.T) {
 // parses as what it is and lints clean.
 func TestRealManifests(t *testing.T) {
 	cfg, sets := builtintest.Env().Sets(t, []string{"12.4.1", "12.6.3", "13.0.0"}, []string{"linux-x86_64", "linux-sbsa", "linux-jetson"})
-	h := fixup.InProcess(fixup.Options{}, redist.New(), cudnnplugin.New(), cutensor.New(), tensorrt.New())
+	h := fixup.InProcess(fixup.Options{}, builtin.Fixers()...)
 	if err := h.Apply(context.Background(), cfg, sets); err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func main() {
 	mode := os.Args[1]
 	products := os.Args[2:]
 	if len(products) == 0 {
-		products = []string{"cuda", "cudnn", "cutensor", "tensorrt"}
+		products = []string{"cuda", "cudnn", "cutensor", "cusparselt", "cudss", "tensorrt"}
 	}
 	switch mode {
 	case "exit":

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
+	"github.com/cudapkgs/cudapkgs/plugins/cudss"
+	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -15,10 +17,12 @@ import (
 // Plugins are the built-in plugins by name.
 func Plugins() map[string]func() sdk.Fixer {
 	return map[string]func() sdk.Fixer{
-		"redist":   redist.New,
-		"cudnn":    cudnn.New,
-		"cutensor": cutensor.New,
-		"tensorrt": tensorrt.New,
+		"redist":     redist.New,
+		"cudnn":      cudnn.New,
+		"cutensor":   cutensor.New,
+		"cusparselt": cusparselt.New,
+		"cudss":      cudss.New,
+		"tensorrt":   tensorrt.New,
 	}
 }
 

@@ -1,5 +1,6 @@
 // Package wheelfiles holds the file lists of NVIDIA's Python wheels (the
-// CUDA toolkit components, cuDNN, cuTENSOR and TensorRT, from PyPI), so that
+// CUDA toolkit components, cuDNN, cuTENSOR, cuSPARSELt, cuDSS and TensorRT,
+// from PyPI), so that
 // the plugins' knowledge is checked against what NVIDIA really ships, and
 // the rules for comparing a plugin's answer with a listing.
 //
@@ -22,7 +23,7 @@ import (
 // Listing is the file list of one wheel.
 type Listing struct {
 	// What the wheel is, from wheels.txt.
-	Product  string   `json:"product"`        // cuda, cudnn, cutensor, tensorrt
+	Product  string   `json:"product"`        // cuda, cudnn, cutensor, cusparselt, cudss, tensorrt
 	Release  string   `json:"release"`        // the manifest's release: 12.4.1, 9.1.1
 	CUDA     string   `json:"cuda,omitempty"` // the CUDA release of the batch (products other than cuda)
 	Packages []string `json:"packages"`       // the manifest packages it corresponds to

@@ -150,10 +150,11 @@ func main() {
 
 // platforms are pip's --platform tags for an arch: NVIDIA's wheels are
 // manylinux2014 (manylinux_2_17), manylinux_2_24/2_25 (CUDA 12.9 on) or
-// manylinux_2_27/2_28.
+// manylinux_2_27/2_28. cuDSS's wheels are tagged manylinux_2_17 only, which
+// pip does not take manylinux2014 to cover, so both spellings are listed.
 func platforms(arch string) []string {
 	var out []string
-	for _, t := range []string{"manylinux_2_28", "manylinux_2_27", "manylinux_2_25", "manylinux_2_24", "manylinux2014"} {
+	for _, t := range []string{"manylinux_2_28", "manylinux_2_27", "manylinux_2_25", "manylinux_2_24", "manylinux_2_17", "manylinux2014"} {
 		out = append(out, t+"_"+arch)
 	}
 	return out
