@@ -153,7 +153,7 @@ func main() {
 // manylinux_2_27/2_28.
 func platforms(arch string) []string {
 	var out []string
-	for _, t := range []string{"manylinux_2_28", "manylinux_2_27", "manylinux_2_25", "manylinux_2_24", "manylinux2014"} {
+	for _, t := range []string{"manylinux_2_28", "manylinux_2_27", "manylinux_2_25", "manylinux_2_24", "manylinux2014", "manylinux_2_17"} {
 		out = append(out, t+"_"+arch)
 	}
 	return out
