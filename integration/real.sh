@@ -101,6 +101,27 @@ expect_log cutensor_test "cutensor: cutensorGetVersion 208"
 expect_log dlopen_test "dlopen libnvJitLink.so.13: ok"
 grep -F 'dlopen ' "$LOG/real-dlopen_test.log" | sed 's/^/    /'
 
+# cuSPARSELt 0.8.1 and cuDSS 0.6.0 (realbin's cuda12-libs), CUDA 12.4.1
+# x86_64: only once the hub has their targets (their plugins have not landed;
+# until then cudapkgs generate warns that the product folders are unknown).
+# The labels are integration/real/BUILD.bazel's CUSPARSELT and CUDSS.
+# CUDAPKGS_REAL_SPARSE=1 fails instead of skipping, =0 skips.
+hub_has() { grep -q "^    name = \"$1\",\$" "$RWS/third_party/cuda/BUILD.bazel"; }
+label_of() { sed -n "s|^$1 = \"@cuda//:\(.*\)\"\$|\1|p" "$ROOT/integration/real/BUILD.bazel"; }
+LT=$(label_of CUSPARSELT) DSS=$(label_of CUDSS)
+if [ "${CUDAPKGS_REAL_SPARSE:-auto}" != 0 ] && hub_has "$LT" && hub_has "$DSS"; then
+  step "real: CUDA 12.4.1 cuSPARSELt 0.8.1, cuDSS 0.6.0 with cuBLAS 12.4.5.8 (x86_64)"
+  bz real_sparse test --@cuda//:version=12.4.1 --config=x86_64 //:cusparselt_test //:cudss_test //:cublas_test
+  expect_log cusparselt_test "cusparselt: cusparseLtGetProperty 0.8.1, CUSPARSELT_VERSION 801"
+  expect_log cusparselt_test "cusparselt: cusparseLtInit: no GPU: status 1 (CUSPARSE_STATUS_NOT_INITIALIZED)"
+  expect_log cudss_test "cudss: cudssGetProperty 0.6.0, CUDSS_VERSION 600"
+  expect_log cublas_test "cublas: cublasGetProperty 12.4.5"
+elif [ "${CUDAPKGS_REAL_SPARSE:-auto}" = 1 ]; then
+  fail "CUDAPKGS_REAL_SPARSE=1: the hub has no @cuda//:$LT or @cuda//:$DSS"
+else
+  echo "  SKIP cuSPARSELt/cuDSS: the hub has no @cuda//:$LT or @cuda//:$DSS (their plugins have not landed), or CUDAPKGS_REAL_SPARSE=0"
+fi
+
 if [ "$CROSS" = 1 ]; then
   # CUDA 12.4.1's Jetson archives are NVIDIA's linux-aarch64 ones, which no
   # wheel or .deb has; its sbsa build needs the aarch64-vector-types patch.

@@ -24,7 +24,8 @@ type Lock struct {
 	// Drop are patterns of artifact paths never put in an archive: a
 	// pattern without "/" is matched (path.Match) against every component
 	// of the path, one with "/" against the whole path, or as a prefix when
-	// it ends in "/".
+	// it ends in "/". A source's map entry naming one file exactly takes it
+	// all the same (a wheel's license in its .dist-info).
 	Drop      []string   `json:"drop"`
 	Artifacts []Artifact `json:"artifacts"`
 	Archives  []Archive  `json:"archives"`
@@ -42,6 +43,12 @@ type Artifact struct {
 	File   string `json:"file"`
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size,omitempty"`
+	// Holds is the package version a wheel holds when its own version
+	// leaves out NVIDIA's build number (nvidia-cusparselt-cu12 0.8.1 is
+	// libcusparse_lt 0.8.1.1): Version followed by more parts.
+	Holds string `json:"holds,omitempty"`
+	// Why says where Holds comes from (the header's build number).
+	Why string `json:"why,omitempty"`
 }
 
 // Archive is one redistributable archive to produce, in NVIDIA's layout.
@@ -144,6 +151,9 @@ func (l *Lock) Check() error {
 		default:
 			return fmt.Errorf("artifact %s: kind %q: expected wheel or deb", a.ID, a.Kind)
 		}
+		if a.Holds != "" && (a.Kind != "wheel" || !strings.HasPrefix(a.Holds, a.Version+".") || a.Why == "") {
+			return fmt.Errorf("artifact %s: holds %q must be a wheel's version followed by more parts, with why", a.ID, a.Holds)
+		}
 		if !hexRE.MatchString(a.SHA256) {
 			return fmt.Errorf("artifact %s: sha256 %q is not 64 lowercase hex digits", a.ID, a.SHA256)
 		}
@@ -227,9 +237,12 @@ func archOf(platform, kind string) string {
 
 // versionMatches says whether an artifact is the package version: a wheel of
 // the same version (or a .postN rebuild, or the release of a four-part version
-// ending in .0 as cuTENSOR's), a deb whose upstream version is it
-// (12.4.131~12.4.1-8.2+b1 is 12.4.131).
+// ending in .0 as cuTENSOR's, or one whose holds says it), a deb whose
+// upstream version is it (12.4.131~12.4.1-8.2+b1 is 12.4.131).
 func versionMatches(a *Artifact, v string) bool {
+	if a.Holds != "" {
+		return a.Holds == v
+	}
 	av := a.Version
 	if a.Kind == "deb" {
 		if i := strings.IndexByte(av, ':'); i >= 0 {
@@ -322,7 +335,8 @@ func matchDrop(patterns []string, p string) bool {
 // mapPath returns where the source puts an artifact path: ok false means it
 // is dropped; an error means the lock does not say.
 func (l *Lock) mapPath(s *Source, p string) (string, bool, error) {
-	if matchDrop(l.Drop, p) || matchDrop(s.Drop, p) {
+	exact := slices.ContainsFunc(s.Map, func(m Move) bool { return m.From == p })
+	if matchDrop(l.Drop, p) && !exact || matchDrop(s.Drop, p) {
 		return "", false, nil
 	}
 	best := -1

@@ -106,6 +106,43 @@ func TestVersionMatches(t *testing.T) {
 	}
 }
 
+// TestHolds: a wheel whose version leaves out NVIDIA's build number is the
+// version its holds says, and only that one; holds must extend the version.
+func TestHolds(t *testing.T) {
+	a := &Artifact{Kind: "wheel", Version: "0.8.1", Holds: "0.8.1.1", Why: "header"}
+	if !versionMatches(a, "0.8.1.1") || versionMatches(a, "0.8.1") || versionMatches(a, "0.8.1.0") {
+		t.Errorf("holds 0.8.1.1: versionMatches wrong")
+	}
+	for _, bad := range []Artifact{
+		{Kind: "wheel", Version: "0.8.1", Holds: "0.8.2.1", Why: "x"},
+		{Kind: "wheel", Version: "0.8.1", Holds: "0.8.1.1"},
+	} {
+		bad.ID, bad.Name, bad.Arch, bad.File, bad.SHA256 = "w==0.8.1:x86_64", "w", "x86_64", "w.whl", strings.Repeat("0", 64)
+		if err := (&Lock{Artifacts: []Artifact{bad}}).Check(); err == nil || !strings.Contains(err.Error(), "holds") {
+			t.Errorf("holds %q why %q: err %v", bad.Holds, bad.Why, err)
+		}
+	}
+}
+
+// TestExactMapBeatsLockDrop: a map entry naming one file takes it though the
+// lock's drop patterns match it (a license in .dist-info); a prefix entry
+// does not, and a source's own drop still wins.
+func TestExactMapBeatsLockDrop(t *testing.T) {
+	l := &Lock{Drop: []string{"*.dist-info"}}
+	lic := "w-1.dist-info/licenses/LICENSE.txt"
+	s := &Source{Map: []Move{{From: lic, To: "LICENSE"}, {From: "w-1.dist-info/", To: "x/"}}}
+	if dst, ok, err := l.mapPath(s, lic); dst != "LICENSE" || !ok || err != nil {
+		t.Errorf("exact: %q %v %v", dst, ok, err)
+	}
+	if _, ok, err := l.mapPath(s, "w-1.dist-info/RECORD"); ok || err != nil {
+		t.Errorf("prefix: %v %v", ok, err)
+	}
+	s.Drop = []string{"LICENSE.txt"}
+	if _, ok, _ := l.mapPath(s, lic); ok {
+		t.Errorf("the source's drop should win")
+	}
+}
+
 // TestRepackSynthetic runs the tool on a tiny lock whose artifacts (a wheel
 // zip and a deb made here) are already in the cache, twice into two caches,
 // and checks the archives are byte-identical, laid out as the map says,
