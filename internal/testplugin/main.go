@@ -22,7 +22,15 @@ type fixer struct {
 }
 
 func (f *fixer) Describe() sdk.Description {
-	return sdk.Description{Name: "test-" + f.mode, Products: f.products}
+	d := sdk.Description{Name: "test-" + f.mode, Products: f.products}
+	if f.mode == "product" {
+		// A third party's own product, described as a built-in describes
+		// its: where its archives are published.
+		for _, p := range f.products {
+			d.Facts = append(d.Facts, sdk.ProductFacts{Product: p, Base: "https://" + p + ".example", Path: "pub/" + p})
+		}
+	}
+	return d
 }
 
 func (f *fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
@@ -32,6 +40,18 @@ func (f *fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 		r.Packages = append(r.Packages, sdk.PackageResult{Name: p.Name})
 	}
 	switch f.mode {
+	case "product":
+		for i, p := range b.Packages {
+			pr := map[string]sdk.PlatformResult{}
+			for _, a := range p.Archives {
+				so := "lib" + b.Product + ".so.1"
+				pr[a.Platform] = sdk.PlatformResult{Files: []sdk.File{
+					{Path: "include", Kind: sdk.Headers, Role: sdk.Target},
+					{Path: "lib/" + so, Kind: sdk.SharedLib, Role: sdk.Target, SONAME: so},
+				}}
+			}
+			r.Packages[i].Platforms = pr
+		}
 	case "crash":
 		f.log.Error("about to dereference a nil map entry")
 		var m map[string]*sdk.Batch

@@ -1,0 +1,123 @@
+package fixup
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+func TestCheckFacts(t *testing.T) {
+	ok := sdk.ProductFacts{Product: "acme", Base: "https://example.com", Path: "pub/acme/redist"}
+	with := func(f func(*sdk.ProductFacts)) sdk.ProductFacts { c := ok; f(&c); return c }
+	tc := &sdk.Toolchain{Compiler: "acme_cc", Runtime: "acme_rt", Headers: []sdk.ToolchainHeaders{{Packages: []string{"acme_rt"}}, {Since: "2.0", Packages: []string{"acme_rt", "acme_crt"}}}}
+	tests := []struct {
+		name  string
+		facts []sdk.ProductFacts
+		want  string // "" when accepted
+	}{
+		{"plain", []sdk.ProductFacts{ok}, ""},
+		{"none", nil, ""},
+		{"flat ranges and a prefix", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.FlatCUDA = []sdk.FlatCUDA{{From: "1", Below: "1.7", CUDA: []string{"10.2", "11"}}, {From: "2", CUDA: []string{"12"}}}
+			f.StripPrefix = "Acme-{version}"
+		})}, ""},
+		{"a toolkit with its toolchain", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.Toolkit, f.Toolchain = true, tc
+			f.LocalHints = []sdk.LocalHint{{Component: "acme_cc", Rel: "bin/cc", Kind: "text", Key: ", V"}}
+		})}, ""},
+		{"another product's", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Product = "other" })}, `facts of product "other": not among its products (acme)`},
+		{"twice", []sdk.ProductFacts{ok, ok}, "given twice"},
+		{"no base", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Base = "" })}, `base "": expected an https://, http:// or file:// URL`},
+		{"ftp base", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Base = "ftp://x" })}, `base "ftp://x"`},
+		{"no path", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Path = "/" })}, `path "/": expected a relative URL path`},
+		{"path up", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Path = "../etc" })}, `path "../etc"`},
+		{"path not clean", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Path = "a//b" })}, `path "a//b"`},
+		{"path query", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Path = "a?b" })}, `path "a?b"`},
+		{"flat range empty", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.FlatCUDA = []sdk.FlatCUDA{{From: "2", Below: "1", CUDA: []string{"12"}}}
+		})}, "flat CUDA range 2..1: empty"},
+		{"flat range bad version", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.FlatCUDA = []sdk.FlatCUDA{{From: "x", CUDA: []string{"12"}}}
+		})}, "flat CUDA range x..: from: "},
+		{"flat range no CUDA", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.FlatCUDA = []sdk.FlatCUDA{{From: "1"}} })}, "no CUDA versions"},
+		{"strip prefix with a folder", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.StripPrefix = "a/{version}" })}, `strip prefix "a/{version}"`},
+		{"strip prefix unknown placeholder", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.StripPrefix = "{name}" })}, `strip prefix "{name}"`},
+		{"toolchain of no toolkit", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Toolchain = tc })}, "a toolchain is the toolkit product's only"},
+		{"toolchain without headers", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.Toolkit, f.Toolchain = true, &sdk.Toolchain{Compiler: "c", Runtime: "r"}
+		})}, "expected a compiler, a runtime and header packages"},
+		{"toolchain headers out of order", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.Toolkit, f.Toolchain = true, &sdk.Toolchain{Compiler: "c", Runtime: "r", Headers: []sdk.ToolchainHeaders{{Since: "2", Packages: []string{"r"}}, {Since: "1", Packages: []string{"r"}}}}
+		})}, "since 1 is not after 2"},
+		{"local hint kind", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.LocalHints = []sdk.LocalHint{{Component: "c", Rel: "bin/c", Kind: "guess", Key: "V"}}
+		})}, "expected a component, a relative path, a key and a kind of define, json, name, text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			products := []string{"acme"}
+			err := checkFacts(sdk.Description{Name: "p", Products: products, Facts: tt.facts})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestFacts: the plugin that serves a product gives its facts; a declared
+// plugin that takes over a built-in product without facts keeps the
+// built-in's; the toolkit comes first, then by name; two toolkits are an
+// error.
+func TestFacts(t *testing.T) {
+	run := func(name string, builtin bool, facts ...sdk.ProductFacts) *running {
+		var ps []string
+		for _, f := range facts {
+			ps = append(ps, f.Product)
+		}
+		return &running{spec: Spec{Name: name, Builtin: builtin}, desc: sdk.Description{Name: name, Products: ps, Facts: facts}}
+	}
+	tk := sdk.ProductFacts{Product: "kit", Toolkit: true, Base: "https://nv.example", Path: "kit"}
+	lib := sdk.ProductFacts{Product: "alib", Base: "https://nv.example", Path: "alib"}
+	site := sdk.ProductFacts{Product: "alib", Base: "https://site.example", Path: "mirror/alib"}
+	host := func(rs ...*running) *Host {
+		h := &Host{plugins: rs, byProduct: map[string]*running{}}
+		for _, builtin := range []bool{false, true} {
+			for _, r := range rs {
+				for _, p := range r.desc.Products {
+					if _, taken := h.byProduct[p]; r.spec.Builtin == builtin && !taken {
+						h.byProduct[p] = r
+					}
+				}
+			}
+		}
+		return h
+	}
+	got, err := host(run("libs", true, lib), run("kit", true, tk)).Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]sdk.ProductFacts{tk, lib}, got); d != "" {
+		t.Errorf("built-ins (-want +got):\n%s", d)
+	}
+	// A site plugin that takes alib over with facts of its own wins...
+	got, _ = host(run("kit", true, tk), run("libs", true, lib), run("site", false, site)).Facts()
+	if d := cmp.Diff([]sdk.ProductFacts{tk, site}, got); d != "" {
+		t.Errorf("taken over with facts (-want +got):\n%s", d)
+	}
+	// ...one that gives none keeps the built-in's.
+	bare := &running{spec: Spec{Name: "bare"}, desc: sdk.Description{Name: "bare", Products: []string{"alib"}}}
+	got, _ = host(run("kit", true, tk), run("libs", true, lib), bare).Facts()
+	if d := cmp.Diff([]sdk.ProductFacts{tk, lib}, got); d != "" {
+		t.Errorf("taken over without facts (-want +got):\n%s", d)
+	}
+	other := sdk.ProductFacts{Product: "kit2", Toolkit: true, Base: "https://x.example", Path: "kit2"}
+	if _, err := host(run("kit", true, tk), run("kit2", false, other)).Facts(); err == nil || !strings.Contains(err.Error(), "both describe the toolkit") {
+		t.Errorf("two toolkits: error = %v", err)
+	}
+}
