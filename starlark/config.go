@@ -33,9 +33,6 @@ type File struct {
 	products  []UserProduct
 }
 
-// OptionNames are the option names Position knows, as config's messages name them.
-var OptionNames = []string{"cuda", "capabilities", "forward_compat", "exec", "targets", "pins", "mirrors", "plugins", "local_cuda"}
-
 // EvalConfig evaluates a configuration file (and what it loads) in one run.
 // Errors are Starlark errors (syntax, resolution, evaluation, a builtin's
 // refusal); FormatError renders them with their position.
@@ -267,6 +264,7 @@ func builtinLocalCUDA(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.T
 	f.options.LocalCUDA = &p
 	if len(names) > 0 {
 		f.options.LocalComponents = names
+		f.pos["local_components"] = pos
 	}
 	f.pos["local_cuda"] = pos
 	return sl.None, nil

@@ -648,3 +648,49 @@ override("nsight_compute", lambda pkg: {"add_deps": ["cuda_cupti"]}, cuda = "12.
 		t.Errorf("error = %v", err)
 	}
 }
+
+// TestEveryOptionHasItsBuiltin holds the Starlark builtins to config.Table:
+// each option's builtin exists, sets that option, and records where.
+func TestEveryOptionHasItsBuiltin(t *testing.T) {
+	calls := map[string]string{
+		"cuda_versions":    `cuda_versions(["12.4.1"])`,
+		"capabilities":     `capabilities(["8.0"])`,
+		"forward_compat":   `forward_compat(True)`,
+		"exec_platform":    `exec_platform("linux-x86_64")`,
+		"target_platforms": `target_platforms(["linux-x86_64"])`,
+		"pin":              `pin("cudnn", "8.9")`,
+		"mirrors":          `mirrors(["https://mirror.example/nvidia"])`,
+		"plugin":           `plugin("/opt/site/plugin", sha256 = "` + strings.Repeat("0", 64) + `")`,
+		"local_cuda":       `local_cuda("/usr", components = ["cuda_nvcc"])`,
+	}
+	for _, opt := range config.Table() {
+		t.Run(opt.Name, func(t *testing.T) {
+			if _, ok := predeclared()[opt.Builtin]; !ok {
+				t.Fatalf("option %s: no builtin %s()", opt.Name, opt.Builtin)
+			}
+			call, ok := calls[opt.Builtin]
+			if !ok {
+				t.Fatalf("no call of %s() in this test", opt.Builtin)
+			}
+			dir := t.TempDir()
+			path := filepath.Join(dir, DefaultConfigFile)
+			if err := os.WriteFile(path, []byte(call+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := interp(t, dir).EvalConfig(context.Background(), path)
+			if err != nil {
+				t.Fatal(FormatError(err))
+			}
+			m, err := config.Merge(config.Defaults{}, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.SetBy(opt.Name); got != f.Name() {
+				t.Errorf("%s set option %s by %q, want the file", call, opt.Name, got)
+			}
+			if f.Position(opt.Name) == "" {
+				t.Errorf("%s: no position recorded for option %s", call, opt.Name)
+			}
+		})
+	}
+}

@@ -51,13 +51,16 @@ type jsonConfig struct {
 	LocalComps    []string                         `json:"local_components,omitempty"`
 	PerCUDA       map[string]map[string]jsonTarget `json:"per_cuda"`
 	Warnings      []string                         `json:"warnings"`
+	// SetBy says, per option, which layer set it: "flags", the
+	// configuration file, or "" (its default).
+	SetBy map[string]string `json:"set_by"`
 }
 
 func (a *app) printConfig(e *pipeline.Run) error {
 	c := e.Config
 	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
 		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{},
-		Warnings: e.Warnings.All()}
+		Warnings: e.Warnings.All(), SetBy: e.SetBy}
 	if out.Capabilities == nil {
 		out.Capabilities = []string{}
 	}

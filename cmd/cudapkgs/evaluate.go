@@ -18,40 +18,35 @@ import (
 
 // configFlags are the command-line layer of the configuration. Only flags the
 // user set are applied, so an unset flag never overrides an earlier layer.
+// The configuration's options are config.Table's; the rest say where the
+// run's inputs are.
 type configFlags struct {
 	cmd           *cobra.Command
+	options       map[string]any // option name -> *[]string, *bool or *string
 	manifests     string
-	cuda          []string
-	capabilities  []string
-	forwardCompat bool
-	exec          string
-	targets       []string
-	pins          []string
-	mirrors       []string
-	plugins       []string
 	pluginTimeout time.Duration
 	config        string
 	workspace     string
-	localCUDA     string
-	localComps    []string
 	strict        bool
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
-	f := &configFlags{cmd: cmd}
+	f := &configFlags{cmd: cmd, options: map[string]any{}}
 	fl := cmd.Flags()
 	fl.StringVar(&f.manifests, "manifests", "", "folder of manifests laid out as <product>/redistrib_<version>.json (default: the download cache, if it exists)")
-	fl.StringSliceVar(&f.cuda, "cuda", nil, "CUDA versions: a release (12.4.1) or a prefix meaning its newest release (12.4, 12); default: every release in the manifests")
-	fl.StringSliceVar(&f.capabilities, "capabilities", nil, "GPU compute capabilities (8.0,9.0a); default: each CUDA version's defaults")
-	fl.BoolVar(&f.forwardCompat, "forward-compat", false, "embed PTX for the newest capability so newer GPUs can JIT it")
-	fl.StringVar(&f.exec, "exec", "", "platform builds run on (default linux-x86_64)")
-	fl.StringSliceVar(&f.targets, "platform", nil, "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64 (default: linux-x86_64,linux-sbsa,linux-jetson)")
-	fl.StringArrayVar(&f.pins, "pin", nil, "pin a product's release: cudnn=8.9, or for one CUDA version cudnn@12.2=8.9 (repeatable)")
-	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, in order)")
-	fl.StringArrayVar(&f.plugins, "plugin", nil, "third-party fixup plugin: PATH=SHA256 of its binary (repeatable); one that claims a built-in product replaces the built-in for it")
+	for _, opt := range config.Table() {
+		switch {
+		case opt.Kind == config.List && opt.Split:
+			f.options[opt.Name] = fl.StringSlice(opt.Flag, nil, opt.Usage)
+		case opt.Kind == config.List:
+			f.options[opt.Name] = fl.StringArray(opt.Flag, nil, opt.Usage)
+		case opt.Kind == config.Bool:
+			f.options[opt.Name] = fl.Bool(opt.Flag, false, opt.Usage)
+		default:
+			f.options[opt.Name] = fl.String(opt.Flag, "", opt.Usage)
+		}
+	}
 	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of every plugin call")
-	fl.StringVar(&f.localCUDA, "local-cuda", "", "root of an installed CUDA to use instead of downloads for its version and platform: /usr (Debian's nvidia-cuda-toolkit), /usr/local/cuda, or a folder of unpacked archives (see docs/local-cuda.md)")
-	fl.StringSliceVar(&f.localComps, "local-components", nil, "components to take from --local-cuda, each required (default: every component the install has, the toolkit's compiler and runtime required)")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
 	fl.BoolVar(&f.strict, "strict", false, "treat every warning (a manifest shape this cudapkgs does not know, a refused manifest, an unknown product folder, facts past its tables) as an error")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
@@ -61,46 +56,29 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 func (f *configFlags) Name() string { return "flags" }
 
 func (f *configFlags) Apply(o *config.Options) error {
-	ch := f.cmd.Flags().Changed
-	if ch("cuda") {
-		o.CUDA = f.cuda
-	}
-	if ch("capabilities") {
-		o.Capabilities = f.capabilities
-	}
-	if ch("forward-compat") {
-		v := f.forwardCompat
-		o.ForwardCompat = &v
-	}
-	if ch("exec") {
-		v := f.exec
-		o.Exec = &v
-	}
-	if ch("platform") {
-		o.Targets = f.targets
-	}
-	if ch("local-cuda") {
-		v := f.localCUDA
-		if v != "" {
-			abs, err := filepath.Abs(v)
+	for _, opt := range config.Table() {
+		if !f.cmd.Flags().Changed(opt.Flag) {
+			continue
+		}
+		var v any
+		switch p := f.options[opt.Name].(type) {
+		case *[]string:
+			v = *p
+		case *bool:
+			v = *p
+		case *string:
+			v = *p
+		}
+		// A relative --local-cuda is relative to where the command runs,
+		// not to the workspace a Starlark path would be relative to.
+		if s, ok := v.(string); ok && opt.Name == "local_cuda" && s != "" {
+			abs, err := filepath.Abs(s)
 			if err != nil {
-				return fmt.Errorf("--local-cuda %s: %w", v, err)
+				return fmt.Errorf("--%s %s: %w", opt.Flag, s, err)
 			}
 			v = abs
 		}
-		o.LocalCUDA = &v
-	}
-	if ch("local-components") {
-		o.LocalComponents = f.localComps
-	}
-	if ch("pin") {
-		o.Pins = append(o.Pins, f.pins...)
-	}
-	if ch("mirror") {
-		o.Mirrors = f.mirrors
-	}
-	if ch("plugin") {
-		o.Plugins = f.plugins
+		opt.Set(o, v)
 	}
 	return nil
 }

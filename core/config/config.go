@@ -189,7 +189,7 @@ func (l Literal) Name() string { return l.From }
 func (l Literal) Apply(o *Options) error {
 	for _, opt := range Table() {
 		if opt.isSet(&l.Options) {
-			opt.copy(o, &l.Options)
+			opt.apply(o, &l.Options)
 		}
 	}
 	return nil

@@ -85,6 +85,9 @@ type Run struct {
 	Interp   *starlark.Interp
 	// File is the configuration file; nil without one.
 	File *starlark.File
+	// SetBy names, per option of config.Table, the layer that set it last
+	// ("" for none: the option has its default).
+	SetBy map[string]string
 	// Unfixed are the configuration's own products: no plugin fixes them.
 	Unfixed []string
 	// Warnings holds every warning of the run; RunWarnings, after Sets,
@@ -127,6 +130,7 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	if err != nil {
 		return nil, r.blame(err)
 	}
+	r.SetBy = merged.SetByAll()
 	plugins, err := merged.Plugins()
 	if err != nil {
 		return nil, r.blame(err)
