@@ -3,16 +3,14 @@ package fixup
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -89,6 +87,32 @@ type running struct {
 	desc    sdk.Description
 	renames renames // desc.Renames, checked
 	stderr  *tail
+	cmd     *exec.Cmd // the plugin process; nil in process
+	bin     *checked  // a third party's checked binary
+	host    *os.File  // the write end of the pipe the plugin watches
+	// hostRead is the pipe's read end until the plugin has its copy.
+	hostRead *os.File
+	done     chan struct{}
+	once     sync.Once
+}
+
+// kill stops the plugin and releases what its start held.
+func (r *running) kill() {
+	r.once.Do(func() {
+		if r.client != nil {
+			r.client.Kill()
+		}
+		if r.host != nil {
+			r.host.Close()
+		}
+		if r.bin != nil {
+			r.bin.exe.Close()
+			r.bin.cleanup()
+		}
+		if r.done != nil {
+			close(r.done)
+		}
+	})
 }
 
 // caller is what the host needs of a plugin: the gRPC client, or (for
@@ -193,36 +217,45 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if len(s.Command) == 0 {
 		return nil, fmt.Errorf("plugin %s: no command", s.Name)
 	}
+	r := &running{spec: s, stderr: newTail(stderrTailLines), done: make(chan struct{})}
+	if s.Builtin {
+		r.cmd = exec.Command(s.Command[0], s.Command[1:]...)
+	} else {
+		// The bytes hashed are the bytes run: a private copy, executed
+		// through its descriptor, never the declared path again.
+		bin, err := checkBinary(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		r.bin = bin
+		path, extra := bin.command(s.Command)
+		r.cmd = &exec.Cmd{Path: path, Args: s.Command, ExtraFiles: extra}
+	}
+	if err := r.watchHost(); err != nil {
+		r.kill()
+		return nil, fmt.Errorf("plugin %s: %w", s.Name, err)
+	}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake(),
 		Plugins:          sdk.PluginSet(nil),
-		Cmd:              exec.Command(s.Command[0], s.Command[1:]...),
+		Cmd:              r.cmd,
+		SkipHostEnv:      true, // watchHost set the environment
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           h.opts.Logger.Named(s.Name),
 		StartTimeout:     h.opts.StartTimeout,
 		GRPCDialOptions:  nil,
 	}
-	r := &running{spec: s, stderr: newTail(stderrTailLines)}
 	// Stderr is the plugin process's own (logs, panics); SyncStderr is what
 	// the plugin writes to os.Stderr once serving, forwarded over gRPC.
 	cfg.Stderr = r.stderr
 	cfg.SyncStderr = r.stderr
-	if !s.Builtin {
-		sum, err := checkSum(s)
-		if err != nil {
-			return nil, err
-		}
-		// go-plugin checks the file again as it starts it, so a binary
-		// swapped after our check is refused too.
-		cfg.SecureConfig = &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
-	}
 	r.client = plugin.NewClient(cfg)
 	fail := func(call string, err error) (*running, error) {
 		err = r.wrap(call, err)
-		r.client.Kill()
+		r.kill()
 		return r, err
 	}
-	proto, err := r.client.Client()
+	proto, err := r.startProcess()
 	if err != nil {
 		return fail("start", err)
 	}
@@ -257,33 +290,11 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	return r, nil
 }
 
-// checkSum compares the plugin binary with its declared sha256 and returns
-// the declared sum as bytes.
-func checkSum(s Spec) ([]byte, error) {
-	want, err := hex.DecodeString(strings.ToLower(s.SHA256))
-	if err != nil || len(want) != sha256.Size {
-		return nil, fmt.Errorf("plugin %s: sha256 %q: expected 64 hex digits (a third-party plugin is declared with the sha256 of its binary)", s.Name, s.SHA256)
-	}
-	f, err := os.Open(s.Command[0])
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", s.Name, err)
-	}
-	defer f.Close()
-	hh := sha256.New()
-	if _, err := io.Copy(hh, f); err != nil {
-		return nil, fmt.Errorf("plugin %s: reading %s: %w", s.Name, s.Command[0], err)
-	}
-	if got := hh.Sum(nil); !bytes.Equal(got, want) {
-		return nil, fmt.Errorf("plugin %s: %s has sha256 %s, but it is declared with %s: refusing to run it (rebuild it or update the declared sha256)", s.Name, s.Command[0], hex.EncodeToString(got), s.SHA256)
-	}
-	return want, nil
-}
-
 // Close stops every plugin.
 func (h *Host) Close() {
 	for _, r := range h.plugins {
-		if r != nil && r.client != nil {
-			r.client.Kill()
+		if r != nil {
+			r.kill()
 		}
 	}
 }
@@ -348,11 +359,17 @@ func (r *running) explain(ctx context.Context, err error, timeout time.Duration)
 	for i := 0; i < 20 && !r.client.Exited(); i++ {
 		time.Sleep(25 * time.Millisecond)
 	}
-	switch {
-	case r.client.Exited():
-		return fmt.Errorf("exited during the call (crashed): %w", err)
+	if !r.client.Exited() {
+		return err
 	}
-	return err
+	// Exited() took the lock go-plugin sets it under after cmd.Wait:
+	// ProcessState is safe to read.
+	if ps := r.cmd.ProcessState; ps != nil && ps.Success() {
+		return fmt.Errorf("exited during the call with status 0, without answering (it stopped serving): %w", err)
+	} else if ps != nil {
+		return fmt.Errorf("exited during the call (crashed): %s: %w", ps, err)
+	}
+	return fmt.Errorf("exited during the call (crashed): %w", err)
 }
 
 // PluginError is a plugin that failed: it names the plugin, the call and the
@@ -403,8 +420,9 @@ type tail struct {
 	mu       sync.Mutex
 	n        int
 	lines    []string
-	part     []byte
-	panicked int // lines kept since a panic line; -1 before one
+	part     []byte // the start of the line being written
+	partLen  int    // its length so far, counting what was not kept
+	panicked int    // lines kept since a panic line; -1 before one
 }
 
 const linesAfterPanic = 4
@@ -414,23 +432,43 @@ func newTail(n int) *tail { return &tail{n: n, panicked: -1} }
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.part = append(t.part, p...)
-	for {
-		i := bytes.IndexByte(t.part, '\n')
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		// Keep what a message shows of a line; count the rest.
+		if room := maxLineBytes + utf8.UTFMax - len(t.part); room > 0 {
+			t.part = append(t.part, chunk[:min(room, len(chunk))]...)
+		}
+		t.partLen += len(chunk)
 		if i < 0 {
 			break
 		}
-		line := strings.TrimRight(string(t.part[:i]), "\r")
-		t.part = t.part[i+1:]
-		t.add(line)
+		t.add(cutLine(t.part, t.partLen))
+		t.part, t.partLen = t.part[:0], 0
+		p = p[i+1:]
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// maxLineBytes is how much of one stderr line a message shows.
+const maxLineBytes = 500
+
+// cutLine is the start of a line that was n bytes long, saying where and
+// how much was cut.
+func cutLine(kept []byte, n int) string {
+	line := strings.TrimRight(string(kept), "\r")
+	if n <= maxLineBytes {
+		return line
+	}
+	line = strings.ToValidUTF8(line[:min(len(line), maxLineBytes)], "")
+	return fmt.Sprintf("%s… [line cut: %d bytes in all]", line, n)
 }
 
 func (t *tail) add(line string) {
-	if len(line) > 500 {
-		line = line[:500] + "…"
-	}
 	switch {
 	case t.panicked >= linesAfterPanic:
 		return
@@ -449,8 +487,8 @@ func (t *tail) Lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := append([]string(nil), t.lines...)
-	if len(t.part) > 0 {
-		out = append(out, string(t.part))
+	if t.partLen > 0 {
+		out = append(out, cutLine(t.part, t.partLen))
 	}
 	return out
 }

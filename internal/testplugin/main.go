@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +64,9 @@ func (f *fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 		select {}
 	case "slow":
 		time.Sleep(20 * time.Millisecond)
+	case "exit0":
+		// Stops serving, cleanly, in the middle of a call.
+		os.Exit(0)
 	case "garbage":
 		if len(r.Packages) > 0 && len(p0(b).Archives) > 0 {
 			r.Packages[0].Platforms = map[string]sdk.PlatformResult{p0(b).Archives[0].Platform: {
@@ -103,7 +109,18 @@ func main() {
 	if len(products) == 0 {
 		products = []string{"cuda", "cudnn", "cutensor", "cusparselt", "cudss", "tensorrt"}
 	}
+	if dir := os.Getenv("TESTPLUGIN_PIDDIR"); dir != "" {
+		// For the tests that look for orphans: which processes to watch.
+		pid := strconv.Itoa(os.Getpid())
+		if err := os.WriteFile(filepath.Join(dir, pid), []byte(pid), 0o644); err != nil {
+			panic(err)
+		}
+	}
 	switch mode {
+	case "longline":
+		// One unterminated 24 MB line on stderr, then an exit.
+		os.Stderr.Write(bytes.Repeat([]byte("x"), 24<<20))
+		os.Exit(3)
 	case "exit":
 		fmt.Fprintln(os.Stderr, "testplugin: cannot start: /etc/site-policy.json is missing")
 		os.Exit(3)

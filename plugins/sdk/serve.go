@@ -4,11 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/cudapkgs/cudapkgs/internal/pluginpb"
 )
@@ -37,10 +42,11 @@ func Serve(f Fixer) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	watchHost()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake(),
 		Plugins:         PluginSet(f),
-		GRPCServer:      plugin.DefaultGRPCServer,
+		GRPCServer:      GRPCServer,
 		Logger: hclog.New(&hclog.LoggerOptions{
 			Name:       f.Describe().Name,
 			Output:     os.Stderr,
@@ -48,6 +54,40 @@ func Serve(f Fixer) {
 			JSONFormat: true,
 		}),
 	})
+}
+
+// GRPCServer is go-plugin's default server with the protocol's limit on
+// what it receives: a batch may be as large as an answer, MaxMessage, not
+// gRPC's default 4 MiB. (What it sends, the host limits as it receives.)
+func GRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	return grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(MaxMessage))...)
+}
+
+// EnvHostFD names the plugin's descriptor of a pipe whose write end only the
+// host holds. When the host ends, however it ends, the pipe reads
+// end-of-file, and Serve ends the plugin: no plugin outlives its host.
+const EnvHostFD = "CUDAPKGS_PLUGIN_HOST_FD"
+
+// watchHost exits the process when the host's end of the pipe closes.
+func watchHost() {
+	v := os.Getenv(EnvHostFD)
+	os.Unsetenv(EnvHostFD) // not for the plugin's own children
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "cudapkgs-host")
+	if f == nil {
+		return
+	}
+	go func() {
+		var b [64]byte
+		for {
+			if _, err := f.Read(b[:]); err != nil {
+				os.Exit(1)
+			}
+		}
+	}()
 }
 
 // PluginSet is the go-plugin plugin map for a host (f == nil) or a server.
@@ -96,21 +136,50 @@ type Client struct {
 
 // Describe asks the plugin who it is.
 func (c *Client) Describe(ctx context.Context) (Description, error) {
-	d, err := c.pb.Describe(ctx, &pb.DescribeRequest{})
+	d, err := c.pb.Describe(ctx, &pb.DescribeRequest{}, grpc.MaxCallRecvMsgSize(MaxMessage))
 	if err != nil {
-		return Description{}, err
+		return Description{}, tooLarge(err, -1)
 	}
 	return descriptionFromPB(d), nil
 }
 
-// Fixup sends a batch and returns the plugin's answer.
+// Fixup sends a batch and returns the plugin's answer. A batch or an answer
+// over MaxMessage is an error that says which, its size and the limit.
 func (c *Client) Fixup(ctx context.Context, b *Batch) (*Result, error) {
-	resp, err := c.pb.Fixup(ctx, batchToPB(b), grpc.MaxCallRecvMsgSize(MaxMessage))
+	req := batchToPB(b)
+	n := proto.Size(req)
+	if n > MaxMessage {
+		return nil, fmt.Errorf("the batch is %s, larger than the %s a message between host and plugin may be (too many or too large packages in one product's manifests)", mib(n), mib(MaxMessage))
+	}
+	resp, err := c.pb.Fixup(ctx, req, grpc.MaxCallRecvMsgSize(MaxMessage))
 	if err != nil {
-		return nil, err
+		return nil, tooLarge(err, n)
 	}
 	return resultFromPB(resp)
 }
+
+var sizesRE = regexp.MustCompile(`larger than max \((\d+) vs\. (\d+)\)`)
+
+// tooLarge turns gRPC's "message larger than max (A vs. B)", from either
+// side, into which message it was, its size and the limit. sent is the size
+// of the request, or -1.
+func tooLarge(err error, sent int) error {
+	if status.Code(err) != codes.ResourceExhausted {
+		return err
+	}
+	m := sizesRE.FindStringSubmatch(status.Convert(err).Message())
+	if m == nil {
+		return err
+	}
+	size, _ := strconv.Atoi(m[1])
+	limit, _ := strconv.Atoi(m[2])
+	if size == sent {
+		return fmt.Errorf("the batch is %s, larger than the %s the plugin accepts (%w)", mib(size), mib(limit), err)
+	}
+	return fmt.Errorf("its answer is %s, larger than the %s limit for an answer (%w)", mib(size), mib(limit), err)
+}
+
+func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // MaxMessage is the largest answer a host accepts (gRPC's default is 4 MiB;
 // a whole product's file lists stay well under this). A bigger answer is an

@@ -1,0 +1,65 @@
+package fixup
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+)
+
+// watchHost ties the plugin's life to the host's, two ways, so that no
+// plugin outlives a host killed by any signal:
+//   - on Linux the kernel sends the plugin SIGKILL when the host thread that
+//     started it ends (a parent-death signal; startProcess keeps that thread
+//     for the plugin alone, since Go ends threads on its own terms);
+//   - the plugin gets the read end of a pipe whose write end only the host
+//     holds: when the host ends, the plugin reads end-of-file and exits
+//     (sdk.Serve watches it; descriptor number in sdk.EnvHostFD).
+func (r *running) watchHost() error {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("making the pipe the plugin watches: %w", err)
+	}
+	r.host, r.hostRead = pw, pr
+	r.cmd.ExtraFiles = append(r.cmd.ExtraFiles, pr)
+	// The host's environment, without a descriptor number of its own host.
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, sdk.EnvHostFD+"=") {
+			env = append(env, e)
+		}
+	}
+	r.cmd.Env = append(env, fmt.Sprintf("%s=%d", sdk.EnvHostFD, 2+len(r.cmd.ExtraFiles)))
+	setParentDeathSignal(r.cmd)
+	return nil
+}
+
+// startProcess starts the plugin and its handshake on an OS thread locked
+// to a goroutine that lives until the plugin is stopped: the parent-death
+// signal fires when the starting thread ends, which must be when the host
+// ends, not when Go retires a thread.
+func (r *running) startProcess() (plugin.ClientProtocol, error) {
+	type started struct {
+		proto plugin.ClientProtocol
+		err   error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		p, err := r.client.Client()
+		ch <- started{p, err}
+		<-r.done
+	}()
+	s := <-ch
+	// The plugin holds its own copies now.
+	r.hostRead.Close()
+	if r.bin != nil {
+		r.bin.exe.Close()
+	}
+	return s.proto, s.err
+}
