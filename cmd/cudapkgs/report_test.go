@@ -72,7 +72,7 @@ func TestQueryDOT(t *testing.T) {
 	manifests := shared.Manifests(t)
 	ws := t.TempDir()
 	dot := string(runOK(t, "query", "--manifests", manifests, "--workspace", ws, "--cuda", "12.4.1", "--format", "dot"))
-	sets := querySets(t, manifests, ws, "12.4.1")
+	sets := querySets(t, manifests, ws, "--cuda", "12.4.1")
 	if strings.Count(dot, "digraph ") != 1 || !strings.HasPrefix(dot, `digraph "cuda 12.4.1" {`) {
 		t.Fatalf("want one digraph for 12.4.1:\n%.300s", dot)
 	}
@@ -100,13 +100,9 @@ type querySet struct {
 	} `json:"packages"`
 }
 
-func querySets(t *testing.T, manifests, ws string, cuda ...string) []querySet {
+func querySets(t *testing.T, manifests, ws string, flags ...string) []querySet {
 	t.Helper()
-	args := []string{"query", "--manifests", manifests, "--workspace", ws, "--format", "json"}
-	if len(cuda) > 0 {
-		args = append(args, "--cuda", strings.Join(cuda, ","))
-	}
-	out := runOK(t, args...)
+	out := runOK(t, append([]string{"query", "--manifests", manifests, "--workspace", ws, "--format", "json"}, flags...)...)
 	// Keep the versions in order: decode the object key by key.
 	dec := json.NewDecoder(bytes.NewReader(out))
 	if _, err := dec.Token(); err != nil {
