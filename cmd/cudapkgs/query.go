@@ -18,6 +18,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/warning"
+	"github.com/cudapkgs/cudapkgs/report"
 	"github.com/cudapkgs/cudapkgs/starlark"
 )
 
@@ -32,16 +33,17 @@ package, its product, version and, per target platform, the archive that serves 
 (URL, sha256, variant) or the reasons nothing does.
 
   cudapkgs query --manifests DIR --cuda 12.4.1 --platform linux-sbsa --format json
-  cudapkgs query --manifests DIR --expr 'cuda.versions()'`,
+  cudapkgs query --manifests DIR --expr 'cuda.versions()'
+  cudapkgs query --manifests DIR --cuda 12.4.1 --format dot | dot -Tsvg > deps.svg`,
 		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(cmd)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or dot (the dependency graph of each set, for Graphviz)")
 	cmd.Flags().StringSliceVar(&packages, "package", nil, "only these packages (names or globs such as 'libcu*')")
 	cmd.Flags().StringVar(&expr, "expr", "", "a Starlark expression over the sets, printed as JSON (see docs/starlark.md), e.g. 'cuda.versions()'")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if format != "text" && format != "json" {
-			return usagef("--format %q: expected text or json", format)
+		if format != "text" && format != "json" && format != "dot" {
+			return usagef("--format %q: expected text, json or dot", format)
 		}
 		for _, p := range packages {
 			if _, err := path.Match(p, ""); err != nil {
@@ -71,9 +73,12 @@ package, its product, version and, per target platform, the archive that serves 
 		}
 		sets = filterPackages(sets, packages)
 		var buf bytes.Buffer
-		if format == "json" {
+		switch format {
+		case "json":
 			err = writeJSON(&buf, sets, e.RunWarnings)
-		} else {
+		case "dot":
+			err = report.DOT(&buf, sets)
+		default:
 			err = writeText(&buf, sets)
 		}
 		if err != nil {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/report"
+)
+
+// The files report writes into --out, by format.
+var reportFiles = map[string]string{"html": "index.html", "markdown": "support-matrix.md"}
+
+func (a *app) reportCmd() *cobra.Command {
+	var out, format, graph string
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Write the support matrix: one self-contained HTML page, or Markdown tables",
+		Long: `report builds the package sets as query does and writes, for every CUDA version ×
+product × platform, the release served or the reasons none is; the GPU capabilities
+each CUDA version builds for (Jetson apart from x86_64 and server ARM); nvcc's
+host-compiler ranges; and the dependency graph of one set (--graph, default the
+newest) drawn as SVG. The HTML page is one file with its styles and script inline:
+it fetches nothing and opens from disk. --format markdown writes the matrix,
+capabilities and compilers as tables (docs/support-matrix.md is made this way).
+With --out, the file is DIR/index.html or DIR/support-matrix.md; without, stdout.
+The same inputs give the same bytes. See docs/report.md.
+
+  cudapkgs report --manifests DIR --out report
+  cudapkgs report --manifests DIR --format markdown > docs/support-matrix.md
+  cudapkgs report --manifests DIR --cuda 12.4.1,13.0.0 --graph 12.4.1 --out report`,
+		Args: cobra.NoArgs,
+	}
+	f := addConfigFlags(cmd)
+	cmd.Flags().StringVar(&out, "out", "", "folder to write index.html (or support-matrix.md) to, created if missing; default stdout")
+	cmd.Flags().StringVar(&format, "format", "html", "html (one self-contained page) or markdown (tables)")
+	cmd.Flags().StringVar(&graph, "graph", "", "the CUDA version whose dependency graph the page draws (default: the newest)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		name, ok := reportFiles[format]
+		if !ok {
+			return usagef("--format %q: expected html or markdown", format)
+		}
+		var gv version.Version
+		if graph != "" {
+			v, err := version.Parse(graph)
+			if err != nil {
+				return usagef("--graph %q: %v", graph, err)
+			}
+			gv = v
+		}
+		e, err := a.evaluate(cmd.Context(), f)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		sets, err := e.Sets(cmd.Context())
+		if err != nil {
+			return err
+		}
+		var products []string
+		for _, p := range e.Products {
+			products = append(products, p.Name)
+		}
+		r, err := report.Build(report.Input{Sets: sets, Products: products, Config: e.Config, Graph: gv})
+		if err != nil {
+			if graph != "" {
+				return usageError{err}
+			}
+			return err
+		}
+		var buf bytes.Buffer
+		if format == "markdown" {
+			err = r.Markdown(&buf)
+		} else {
+			err = r.HTML(&buf)
+		}
+		if err != nil {
+			return err
+		}
+		if out == "" {
+			_, err = a.stdout.Write(buf.Bytes())
+			return err
+		}
+		path := filepath.Join(out, name)
+		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "report: wrote %s (%d bytes)\n", path, buf.Len())
+		return nil
+	}
+	return cmd
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder, so that a failed run leaves the old file as it was.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
