@@ -59,57 +59,65 @@ nothing, without starting the plugins; --force regenerates regardless.
 		if format != "bazel" && format != "buck2" {
 			return usagef("--format %q: expected bazel or buck2", format)
 		}
-		// The inputs known before evaluating (flags, binary, manifests) are
-		// hashed first: a manifest that changes during the run makes the
-		// next run regenerate rather than trust this one's output.
-		var pre []byte
-		before, preErr := beforeInputs(cmd, f)
-		if preErr == nil {
-			pre, preErr = outdir.Digest(before)
-		}
-		if !force && preErr == nil && outdir.UpToDate(out, pre) {
-			fmt.Fprintf(a.stderr, "generate: %s: up to date\n", out)
-			return nil
-		}
-		e, err := a.evaluate(cmd.Context(), f)
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		sets, err := e.Sets(cmd.Context())
-		if err != nil {
-			return err
-		}
-		tree, local, err := e.Generate(sets, pipeline.Format(format), name)
-		var ce *pipeline.ConfigError
-		if errors.As(err, &ce) {
-			return usageError{ce.Err}
-		}
-		if err != nil {
-			return err
-		}
-		if local != nil {
-			fmt.Fprintf(a.stderr, "local CUDA %s (%s layout, CUDA %s, %s): using %s\n", local.Root, local.Layout, local.Release, local.Target.Name(), strings.Join(local.Used, ", "))
-			if len(local.Skipped) > 0 {
-				fmt.Fprintf(a.stderr, "local CUDA %s: not complete there, downloaded instead: %s\n", local.Root, strings.Join(local.Skipped, ", "))
-			}
-		}
-		st, err := outdir.Write(out, tree)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, st.Written, st.Unchanged, st.Removed)
-		// An installed CUDA can change under the output (an upgrade): no
-		// stamp, so the next run reads it again.
-		if preErr == nil && e.Config.LocalCUDA() == "" {
-			if err := outdir.WriteStamp(out, pre, e.ReadInputs(), tree); err != nil {
-				// Only the fast path is lost: the next run regenerates.
-				fmt.Fprintf(a.stderr, "warning: %s: %v\n", filepath.Join(out, outdir.StampFile), err)
-			}
-		}
-		return nil
+		_, err := a.generate(cmd, f, out, name, pipeline.Format(format), force)
+		return err
 	}
 	return cmd
+}
+
+// generate writes the repository (or cell) of the package sets to out,
+// unless out is up to date with the run's inputs and force is false: the
+// work of generate, shared with init. upToDate says that nothing was done.
+func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, format pipeline.Format, force bool) (upToDate bool, err error) {
+	// The inputs known before evaluating (flags, binary, manifests) are
+	// hashed first: a manifest that changes during the run makes the
+	// next run regenerate rather than trust this one's output.
+	var pre []byte
+	before, preErr := beforeInputs(cmd, f)
+	if preErr == nil {
+		pre, preErr = outdir.Digest(before)
+	}
+	if !force && preErr == nil && outdir.UpToDate(out, pre) {
+		fmt.Fprintf(a.stderr, "generate: %s: up to date\n", out)
+		return true, nil
+	}
+	e, err := a.evaluate(cmd.Context(), f)
+	if err != nil {
+		return false, err
+	}
+	defer e.Close()
+	sets, err := e.Sets(cmd.Context())
+	if err != nil {
+		return false, err
+	}
+	tree, local, err := e.Generate(sets, format, name)
+	var ce *pipeline.ConfigError
+	if errors.As(err, &ce) {
+		return false, usageError{ce.Err}
+	}
+	if err != nil {
+		return false, err
+	}
+	if local != nil {
+		fmt.Fprintf(a.stderr, "local CUDA %s (%s layout, CUDA %s, %s): using %s\n", local.Root, local.Layout, local.Release, local.Target.Name(), strings.Join(local.Used, ", "))
+		if len(local.Skipped) > 0 {
+			fmt.Fprintf(a.stderr, "local CUDA %s: not complete there, downloaded instead: %s\n", local.Root, strings.Join(local.Skipped, ", "))
+		}
+	}
+	st, err := outdir.Write(out, tree)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, st.Written, st.Unchanged, st.Removed)
+	// An installed CUDA can change under the output (an upgrade): no
+	// stamp, so the next run reads it again.
+	if preErr == nil && e.Config.LocalCUDA() == "" {
+		if err := outdir.WriteStamp(out, pre, e.ReadInputs(), tree); err != nil {
+			// Only the fast path is lost: the next run regenerates.
+			fmt.Fprintf(a.stderr, "warning: %s: %v\n", filepath.Join(out, outdir.StampFile), err)
+		}
+	}
+	return false, nil
 }
 
 // beforeInputs are the inputs known before evaluating: the running binary

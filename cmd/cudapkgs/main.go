@@ -85,6 +85,6 @@ in which version, from which archive, and why something is not available.`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.queryCmd(), a.runCmd(), a.evalCmd(), a.manifestsCmd(), a.pluginsCmd(), a.pluginCmd(),
-		a.generateCmd(), a.reportCmd())
+		a.generateCmd(), a.reportCmd(), a.initCmd(), a.doctorCmd())
 	return root
 }

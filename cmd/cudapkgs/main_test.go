@@ -41,6 +41,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("MANIFESTS", manifests)
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "cache"))
 			env.Setenv("HOME", env.WorkDir)
+			// The folder of the commands testscript provides (cudapkgs), first
+			// on its PATH: scripts that replace PATH keep it.
+			env.Setenv("TESTBIN", filepath.SplitList(env.Getenv("PATH"))[0])
 			return nil
 		},
 	})

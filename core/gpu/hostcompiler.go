@@ -108,3 +108,9 @@ func nextRelease(a, b version.Version) bool {
 	}
 	return b.Major() == a.Major()+1 && b.Minor() == 0
 }
+
+// HostCompilerTable returns a copy of the host-compiler table's rows, oldest
+// CUDA version first.
+func HostCompilerTable() []HostCompilers {
+	return append([]HostCompilers(nil), hostCompilerTable[:]...)
+}
