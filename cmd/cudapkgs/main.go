@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -36,6 +37,15 @@ type app struct {
 	stdout, stderr io.Writer
 	// isTerminal reports whether stderr is a terminal (progress bars).
 	isTerminal bool
+	// now, when set, is the clock (tests); else time.Now.
+	now func() time.Time
+}
+
+func (a *app) clock() time.Time {
+	if a.now != nil {
+		return a.now()
+	}
+	return time.Now()
 }
 
 func main() {
@@ -57,15 +67,20 @@ func setGC() {
 // run executes one command line and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool) int {
 	a := &app{stdout: stdout, stderr: stderr, isTerminal: terminal}
+	return a.execute(ctx, args)
+}
+
+// execute runs one command line with a's output and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string) int {
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "cudapkgs: %v\n", err)
+	fmt.Fprintf(a.stderr, "cudapkgs: %v\n", err)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage

@@ -251,6 +251,9 @@ lock. Every problem is reported, one per line, and the command fails if there is
 		if err != nil {
 			return err
 		}
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("%s: no manifests to verify (%w); %s", dir, err, threeWays)
+		}
 		n, err := source.Verify(dir, lock)
 		if err != nil {
 			return err
