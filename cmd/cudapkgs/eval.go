@@ -18,7 +18,11 @@ func (a *app) evalCmd() *cobra.Command {
 		Long: `eval merges the defaults and the flags into the one configuration every
 package set reads, validates it against the manifests, and prints it: CUDA
 versions, platforms, pins, mirrors and, per CUDA version and target platform, the
-GPU capabilities and the nvcc -gencode flags they give.`,
+GPU capabilities and the nvcc -gencode flags they give, and where the manifests
+came from (the download cache, the snapshot built into cudapkgs and its date, or
+--manifests), per product and release.`,
+		Example: `  cudapkgs eval --cuda 12.4.1 --capabilities 8.0,9.0 --platform linux-x86_64,linux-sbsa
+  cudapkgs eval | jq .manifests.sources`,
 		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(cmd)

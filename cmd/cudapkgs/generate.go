@@ -44,7 +44,12 @@ manifests, the configuration files, the flags, this binary) and of every file
 written. While they all still match, generate prints "up to date" and does
 nothing, without starting the plugins; --force regenerates regardless.
 
-  cudapkgs generate --manifests DIR --out third_party/cuda --cuda 12.4.1,12.6.3`,
+Without --manifests the manifests come from the download cache merged over the
+snapshot built into cudapkgs; when that snapshot served and is over 180 days old,
+generate says so once (cudapkgs manifests fetch gets newer ones).`,
+		Example: `  cudapkgs generate --cuda 12.4.1 --out third_party/cuda
+  cudapkgs generate --manifests DIR --out third_party/cuda --cuda 12.4.1,12.6.3 --platform linux-x86_64,linux-sbsa
+  cudapkgs generate --cuda 12.4.1 --format buck2 --out third-party/cuda`,
 		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(cmd)

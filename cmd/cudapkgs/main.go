@@ -92,14 +92,55 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cudapkgs",
 		Short: "Package sets for Bazel and Buck2 from NVIDIA's CUDA redistributable manifests",
-		Long: `cudapkgs reads NVIDIA's redistributable manifests (CUDA toolkit, cuDNN, cuTENSOR,
+		Long: `cudapkgs reads NVIDIA's redistributable manifests (CUDA toolkit, cuDNN, cuTENSOR, cuSPARSELt, cuDSS,
 TensorRT) and answers, for every CUDA version and platform, which packages exist,
-in which version, from which archive, and why something is not available.`,
+in which version, from which archive, and why something is not available.
+
+A snapshot of NVIDIA's manifests is built in: with no --manifests and no download
+cache, every command works offline from it.`,
+		Example: `  cudapkgs generate --cuda 12.4.1 --out third_party/cuda
+  cudapkgs query --cuda 12.4.1 --platform linux-sbsa
+  cudapkgs completion bash > /etc/bash_completion.d/cudapkgs`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.queryCmd(), a.runCmd(), a.evalCmd(), a.manifestsCmd(), a.pluginsCmd(), a.pluginCmd(),
 		a.generateCmd())
+	if a.stdout != nil {
+		// Before completion's command is made: it keeps the writer it sees.
+		root.SetOut(a.stdout)
+		root.SetErr(a.stderr)
+	}
+	completionExamples(root)
 	return root
+}
+
+// completionExamples adds cobra's completion and help commands now (cobra
+// would add them at Execute) and gives each an example, as every command has.
+func completionExamples(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	examples := map[string]string{
+		"help": "  cudapkgs help generate",
+		"completion": `  source <(cudapkgs completion bash)
+  cudapkgs completion zsh > "${fpath[1]}/_cudapkgs"`,
+		"completion bash":       `  cudapkgs completion bash > /etc/bash_completion.d/cudapkgs`,
+		"completion zsh":        `  cudapkgs completion zsh > "${fpath[1]}/_cudapkgs"`,
+		"completion fish":       `  cudapkgs completion fish > ~/.config/fish/completions/cudapkgs.fish`,
+		"completion powershell": `  cudapkgs completion powershell | Out-String | Invoke-Expression`,
+	}
+	for _, c := range root.Commands() {
+		if ex, ok := examples[c.Name()]; ok && c.Example == "" {
+			c.Example = ex
+		}
+		if c.Name() != "completion" {
+			continue
+		}
+		for _, sub := range c.Commands() {
+			if ex, ok := examples["completion "+sub.Name()]; ok && sub.Example == "" {
+				sub.Example = ex
+			}
+		}
+	}
 }

@@ -177,35 +177,8 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	for _, w := range coll.Warnings() {
 		r.warn(w.String())
 	}
-	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
-		return nil, err
-	}
-	if path := in.ConfigPath(); path != "" {
-		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
-			return nil, &StarlarkError{err}
-		}
-	}
-	layers := []config.Layer{config.Defaults{}}
-	if r.File != nil {
-		layers = append(layers, r.File)
-		for _, up := range r.File.Products() {
-			r.Unfixed = append(r.Unfixed, up.Name)
-		}
-	}
-	merged, err := config.Merge(append(layers, in.Layers...)...)
+	merged, err := r.start(ctx)
 	if err != nil {
-		return nil, r.blame(err)
-	}
-	r.SetBy = merged.SetByAll()
-	plugins, err := merged.Plugins()
-	if err != nil {
-		return nil, r.blame(err)
-	}
-	specs := slices.Clone(in.Builtins)
-	for _, p := range plugins {
-		specs = append(specs, fixup.Spec{Name: filepath.Base(p.Path), Command: []string{p.Path}, SHA256: p.SHA256})
-	}
-	if r.host, err = fixup.Start(ctx, specs, fixup.Options{CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -243,6 +216,56 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	}
 	r.Collection = coll
 	return r, nil
+}
+
+// start evaluates the configuration file and layers (no manifests needed)
+// and starts the plugins they name with the built-ins.
+func (r *Run) start(ctx context.Context) (config.Merged, error) {
+	in := r.in
+	var err error
+	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
+		return config.Merged{}, err
+	}
+	if path := in.ConfigPath(); path != "" {
+		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
+			return config.Merged{}, &StarlarkError{err}
+		}
+	}
+	layers := []config.Layer{config.Defaults{}}
+	if r.File != nil {
+		layers = append(layers, r.File)
+		for _, up := range r.File.Products() {
+			r.Unfixed = append(r.Unfixed, up.Name)
+		}
+	}
+	merged, err := config.Merge(append(layers, in.Layers...)...)
+	if err != nil {
+		return config.Merged{}, r.blame(err)
+	}
+	r.SetBy = merged.SetByAll()
+	plugins, err := merged.Plugins()
+	if err != nil {
+		return config.Merged{}, r.blame(err)
+	}
+	specs := slices.Clone(in.Builtins)
+	for _, p := range plugins {
+		specs = append(specs, fixup.Spec{Name: filepath.Base(p.Path), Command: []string{p.Path}, SHA256: p.SHA256})
+	}
+	if r.host, err = fixup.Start(ctx, specs, fixup.Options{CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
+		return config.Merged{}, err
+	}
+	return merged, nil
+}
+
+// Plugins starts the plugins a configuration names, with the built-ins,
+// describes them and stops them. It reads no manifest.
+func Plugins(ctx context.Context, in Inputs) ([]fixup.Info, error) {
+	r := &Run{Warnings: &warning.List{}, in: in}
+	if _, err := r.start(ctx); err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Plugins(), nil
 }
 
 // blame attributes a configuration error: to the file, with its position,
