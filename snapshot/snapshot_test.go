@@ -172,3 +172,30 @@ func TestCurrentWithShared(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpen is what a run pays to read the snapshot: decompress, check
+// against the lock, parse every manifest.
+func BenchmarkOpen(b *testing.B) {
+	lock, _ := Lock()
+	info, _ := Embedded()
+	for b.Loop() {
+		fsys, err := Open(Archive(), lock, info)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := manifest.LoadFS(fsys, "<snapshot>"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecompress is Open alone: gunzip, untar, sha256 of every file.
+func BenchmarkDecompress(b *testing.B) {
+	lock, _ := Lock()
+	info, _ := Embedded()
+	for b.Loop() {
+		if _, err := Open(Archive(), lock, info); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
