@@ -15,7 +15,9 @@ func (a *app) doctorCmd() *cobra.Command {
 	var cuda []string
 	var lock, ws string
 	cmd := &cobra.Command{
-		Use:   "doctor",
+		Use: "doctor",
+		Example: `  cudapkgs doctor
+  cudapkgs doctor --cuda 12.4.1,13.0 --workspace .`,
 		Short: "Check this machine: host compilers, glibc, Bazel, the manifests cache and lock",
 		Long: `doctor checks what the builds cudapkgs sets up need from this machine, and says
 how to fix what is wrong:

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 func (a *app) evalCmd() *cobra.Command {
@@ -16,7 +18,11 @@ func (a *app) evalCmd() *cobra.Command {
 		Long: `eval merges the defaults and the flags into the one configuration every
 package set reads, validates it against the manifests, and prints it: CUDA
 versions, platforms, pins, mirrors and, per CUDA version and target platform, the
-GPU capabilities and the nvcc -gencode flags they give.`,
+GPU capabilities and the nvcc -gencode flags they give, and where the manifests
+came from (the download cache, the snapshot built into cudapkgs and its date, or
+--manifests), per product and release.`,
+		Example: `  cudapkgs eval --cuda 12.4.1 --capabilities 8.0,9.0 --platform linux-x86_64,linux-sbsa
+  cudapkgs eval | jq .manifests.sources`,
 		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(cmd)
@@ -29,7 +35,7 @@ GPU capabilities and the nvcc -gencode flags they give.`,
 		if err := e.CheckWarnings(); err != nil {
 			return err
 		}
-		return a.printConfig(e)
+		return a.printConfig(e, f)
 	}
 	return cmd
 }
@@ -54,9 +60,78 @@ type jsonConfig struct {
 	// SetBy says, per option, which layer set it: "flags", the
 	// configuration file, or "" (its default).
 	SetBy map[string]string `json:"set_by"`
+	// Manifests says where the manifests came from.
+	Manifests jsonManifests `json:"manifests"`
 }
 
-func (a *app) printConfig(e *pipeline.Run) error {
+// jsonManifests: the sources, in the order they win, and per product and
+// release the one that served it.
+type jsonManifests struct {
+	Sources []jsonSource                 `json:"sources"`
+	Served  map[string]map[string]string `json:"served"`
+}
+
+// jsonSource is one source: "manifests" (--manifests), "cache" or
+// "snapshot" (with its date), and how many releases it served.
+type jsonSource struct {
+	Name   string `json:"name"`
+	Path   string `json:"path,omitempty"`
+	Date   string `json:"date,omitempty"`
+	Served int    `json:"served"`
+}
+
+// sourceManifests is what --manifests serves; sourceConfig the
+// configuration's own products (product() in cudapkgs.star).
+const (
+	sourceManifests = "manifests"
+	sourceConfig    = "configuration"
+)
+
+// manifestSources lists the run's sources and what each served.
+func manifestSources(e *pipeline.Run, f *configFlags) (jsonManifests, error) {
+	out := jsonManifests{Served: map[string]map[string]string{}}
+	count := map[string]int{}
+	for _, m := range e.Collection.All() {
+		origin := e.Collection.Origin(m)
+		switch {
+		case origin != "":
+		case slices.Contains(e.Unfixed, m.Product):
+			origin = sourceConfig
+		default:
+			origin = sourceManifests
+		}
+		if out.Served[m.Product] == nil {
+			out.Served[m.Product] = map[string]string{}
+		}
+		out.Served[m.Product][m.Release.String()] = origin
+		count[origin]++
+	}
+	if f.manifests != "" {
+		out.Sources = append(out.Sources, jsonSource{Name: sourceManifests, Path: f.manifests, Served: count[sourceManifests]})
+	} else {
+		srcs, err := defaultSources()
+		if err != nil {
+			return out, err
+		}
+		for _, s := range srcs {
+			js := jsonSource{Name: s.Name, Path: s.Dir, Served: count[s.Name]}
+			if s.Name == sourceSnapshot {
+				info, err := snapshot.Embedded()
+				if err != nil {
+					return out, err
+				}
+				js.Date = info.Date
+			}
+			out.Sources = append(out.Sources, js)
+		}
+	}
+	if n := count[sourceConfig]; n > 0 {
+		out.Sources = append(out.Sources, jsonSource{Name: sourceConfig, Served: n})
+	}
+	return out, nil
+}
+
+func (a *app) printConfig(e *pipeline.Run, f *configFlags) error {
 	c := e.Config
 	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
 		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{},
@@ -66,6 +141,10 @@ func (a *app) printConfig(e *pipeline.Run) error {
 	}
 	if out.Mirrors == nil {
 		out.Mirrors = []string{}
+	}
+	var err error
+	if out.Manifests, err = manifestSources(e, f); err != nil {
+		return err
 	}
 	for _, p := range c.Pins() {
 		out.Pins = append(out.Pins, p.String())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,8 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/source"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 	"github.com/cudapkgs/cudapkgs/starlark"
 )
 
@@ -33,7 +36,7 @@ type configFlags struct {
 func addConfigFlags(cmd *cobra.Command) *configFlags {
 	f := &configFlags{cmd: cmd, options: map[string]any{}}
 	fl := cmd.Flags()
-	fl.StringVar(&f.manifests, "manifests", "", "folder of manifests laid out as <product>/redistrib_<version>.json (default: the download cache, if it exists)")
+	fl.StringVar(&f.manifests, "manifests", "", "folder of manifests laid out as <product>/redistrib_<version>.json, used alone (default: the download cache merged over the snapshot built into cudapkgs, the cache winning per product and release)")
 	for _, opt := range config.Table() {
 		switch {
 		case opt.Kind == config.List && opt.Split:
@@ -85,10 +88,11 @@ func (f *configFlags) Apply(o *config.Options) error {
 
 // inputs are the run's inputs as the flags give them.
 func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
-	dir := f.manifests
-	if dir == "" {
-		if dir = defaultManifestsDir(); dir == "" {
-			return pipeline.Inputs{}, usagef("--manifests is required: no download cache found (run `cudapkgs manifests fetch` or give a folder)")
+	var sources []pipeline.ManifestSource
+	if f.manifests == "" {
+		var err error
+		if sources, err = defaultSources(); err != nil {
+			return pipeline.Inputs{}, err
 		}
 	}
 	if f.pluginTimeout <= 0 {
@@ -102,7 +106,7 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	if err != nil {
 		return pipeline.Inputs{}, err
 	}
-	in := pipeline.Inputs{Manifests: dir, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
+	in := pipeline.Inputs{Manifests: f.manifests, Sources: sources, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
 		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", msg) }
@@ -120,9 +124,39 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*pipeline.Run, erro
 	r, err := pipeline.Evaluate(ctx, in)
 	var ce *pipeline.ConfigError
 	if errors.As(err, &ce) {
+		if noRelease(ce.Err) {
+			return nil, usageError{fmt.Errorf("%w; %s", ce.Err, threeWays)}
+		}
 		return nil, usageError{ce.Err}
 	}
+	if err != nil && noManifests(err, f.manifests) {
+		return nil, fmt.Errorf("%w; %s", err, threeWays)
+	}
 	return r, err
+}
+
+// threeWays ends every error that means "no manifests".
+const threeWays = "manifests come from the snapshot built into cudapkgs (used when --manifests is not given), " +
+	"from the download cache (`cudapkgs manifests fetch` fills it with NVIDIA's newest, or `--release PRODUCT=VERSION`), " +
+	"or from a folder given with --manifests DIR"
+
+// noManifests: a folder (or every source) held no manifest, or the folder
+// --manifests names is not there.
+func noManifests(err error, dir string) bool {
+	if errors.Is(err, manifest.ErrNoManifests) {
+		return true
+	}
+	if dir == "" || !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, serr := os.Stat(dir)
+	return serr != nil
+}
+
+// noRelease: a CUDA version or a pin asks for a release no manifest has.
+func noRelease(err error) bool {
+	var nr *config.NoReleaseError
+	return errors.As(err, &nr)
 }
 
 // workspaceRoot is --workspace, or the nearest folder up from here that
@@ -147,7 +181,28 @@ func (f *configFlags) workspaceRoot() (string, error) {
 	}
 }
 
-// defaultManifestsDir is the download cache when it holds manifests.
+// Where a release came from when --manifests is not given.
+const (
+	sourceCache    = "cache"
+	sourceSnapshot = "snapshot"
+)
+
+// defaultSources are the download cache, when there is one, merged over the
+// snapshot built into this binary: the cache wins per (product, release).
+func defaultSources() ([]pipeline.ManifestSource, error) {
+	var srcs []pipeline.ManifestSource
+	if dir := defaultManifestsDir(); dir != "" {
+		srcs = append(srcs, pipeline.ManifestSource{Name: sourceCache, Dir: dir, Optional: true})
+	}
+	info, err := snapshot.Embedded()
+	if err != nil {
+		return nil, fmt.Errorf("the snapshot built into cudapkgs: %w", err)
+	}
+	srcs = append(srcs, pipeline.ManifestSource{Name: sourceSnapshot, FS: snapshot.FS, Digest: info.ArchiveSHA256})
+	return srcs, nil
+}
+
+// defaultManifestsDir is the download cache when it exists.
 func defaultManifestsDir() string {
 	dir, err := source.DefaultCacheDir()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -13,6 +14,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 func (a *app) generateCmd() *cobra.Command {
@@ -42,7 +44,12 @@ manifests, the configuration files, the flags, this binary) and of every file
 written. While they all still match, generate prints "up to date" and does
 nothing, without starting the plugins; --force regenerates regardless.
 
-  cudapkgs generate --manifests DIR --out third_party/cuda --cuda 12.4.1,12.6.3`,
+Without --manifests the manifests come from the download cache merged over the
+snapshot built into cudapkgs; when that snapshot served and is over 180 days old,
+generate says so once (cudapkgs manifests fetch gets newer ones).`,
+		Example: `  cudapkgs generate --cuda 12.4.1 --out third_party/cuda
+  cudapkgs generate --manifests DIR --out third_party/cuda --cuda 12.4.1,12.6.3 --platform linux-x86_64,linux-sbsa
+  cudapkgs generate --cuda 12.4.1 --format buck2 --out third-party/cuda`,
 		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(cmd)
@@ -108,6 +115,7 @@ func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, for
 	if err != nil {
 		return false, err
 	}
+	a.noteOldSnapshot(e)
 	fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, st.Written, st.Unchanged, st.Removed)
 	// An installed CUDA can change under the output (an upgrade): no
 	// stamp, so the next run reads it again.
@@ -155,4 +163,31 @@ func beforeInputs(cmd *cobra.Command, f *configFlags) (outdir.Inputs, error) {
 		return nil, err
 	}
 	return append(in, own...), nil
+}
+
+// snapshotMaxAge is the age past which generate says the snapshot is old.
+const snapshotMaxAge = 180 * 24 * time.Hour
+
+// noteOldSnapshot says, once, when the snapshot built into cudapkgs served
+// a release and is more than snapshotMaxAge old: NVIDIA has likely
+// published newer manifests, which manifests fetch would put in the cache.
+func (a *app) noteOldSnapshot(e *pipeline.Run) {
+	served := false
+	for _, m := range e.Collection.All() {
+		served = served || e.Collection.Origin(m) == sourceSnapshot
+	}
+	if !served {
+		return
+	}
+	info, err := snapshot.Embedded()
+	if err != nil {
+		return
+	}
+	taken, err := info.Time()
+	if err != nil {
+		return
+	}
+	if age := a.clock().Sub(taken); age > snapshotMaxAge {
+		fmt.Fprintf(a.stderr, "note: the manifests built into cudapkgs are from %s (%d days ago); NVIDIA may have released newer ones: `cudapkgs manifests fetch` downloads them into the cache, which wins over the built-in copy\n", info.Date, int(age.Hours()/24))
+	}
 }

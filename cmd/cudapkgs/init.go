@@ -24,7 +24,9 @@ func (a *app) initCmd() *cobra.Command {
 	var out, name string
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "init",
+		Use: "init",
+		Example: `  cudapkgs init --cuda 12.4.1
+  cudapkgs init --manifests DIR --cuda 12.6.3 --platform linux-x86_64 --out third_party/cuda`,
 		Short: "Set up a Bazel workspace: cudapkgs.star, the @cuda repository, and MODULE.bazel (or WORKSPACE)",
 		Long: `init sets up the Bazel workspace it is run in (the nearest folder up with MODULE.bazel,
 WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else the current folder; or --workspace):

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -36,6 +37,15 @@ type app struct {
 	stdout, stderr io.Writer
 	// isTerminal reports whether stderr is a terminal (progress bars).
 	isTerminal bool
+	// now, when set, is the clock (tests); else time.Now.
+	now func() time.Time
+}
+
+func (a *app) clock() time.Time {
+	if a.now != nil {
+		return a.now()
+	}
+	return time.Now()
 }
 
 func main() {
@@ -57,15 +67,20 @@ func setGC() {
 // run executes one command line and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool) int {
 	a := &app{stdout: stdout, stderr: stderr, isTerminal: terminal}
+	return a.execute(ctx, args)
+}
+
+// execute runs one command line with a's output and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string) int {
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "cudapkgs: %v\n", err)
+	fmt.Fprintf(a.stderr, "cudapkgs: %v\n", err)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
@@ -77,14 +92,55 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cudapkgs",
 		Short: "Package sets for Bazel and Buck2 from NVIDIA's CUDA redistributable manifests",
-		Long: `cudapkgs reads NVIDIA's redistributable manifests (CUDA toolkit, cuDNN, cuTENSOR,
+		Long: `cudapkgs reads NVIDIA's redistributable manifests (CUDA toolkit, cuDNN, cuTENSOR, cuSPARSELt, cuDSS,
 TensorRT) and answers, for every CUDA version and platform, which packages exist,
-in which version, from which archive, and why something is not available.`,
+in which version, from which archive, and why something is not available.
+
+A snapshot of NVIDIA's manifests is built in: with no --manifests and no download
+cache, every command works offline from it.`,
+		Example: `  cudapkgs generate --cuda 12.4.1 --out third_party/cuda
+  cudapkgs query --cuda 12.4.1 --platform linux-sbsa
+  cudapkgs completion bash > /etc/bash_completion.d/cudapkgs`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.queryCmd(), a.runCmd(), a.evalCmd(), a.manifestsCmd(), a.pluginsCmd(), a.pluginCmd(),
 		a.generateCmd(), a.reportCmd(), a.initCmd(), a.doctorCmd())
+	if a.stdout != nil {
+		// Before completion's command is made: it keeps the writer it sees.
+		root.SetOut(a.stdout)
+		root.SetErr(a.stderr)
+	}
+	completionExamples(root)
 	return root
+}
+
+// completionExamples adds cobra's completion and help commands now (cobra
+// would add them at Execute) and gives each an example, as every command has.
+func completionExamples(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	examples := map[string]string{
+		"help": "  cudapkgs help generate",
+		"completion": `  source <(cudapkgs completion bash)
+  cudapkgs completion zsh > "${fpath[1]}/_cudapkgs"`,
+		"completion bash":       `  cudapkgs completion bash > /etc/bash_completion.d/cudapkgs`,
+		"completion zsh":        `  cudapkgs completion zsh > "${fpath[1]}/_cudapkgs"`,
+		"completion fish":       `  cudapkgs completion fish > ~/.config/fish/completions/cudapkgs.fish`,
+		"completion powershell": `  cudapkgs completion powershell | Out-String | Invoke-Expression`,
+	}
+	for _, c := range root.Commands() {
+		if ex, ok := examples[c.Name()]; ok && c.Example == "" {
+			c.Example = ex
+		}
+		if c.Name() != "completion" {
+			continue
+		}
+		for _, sub := range c.Commands() {
+			if ex, ok := examples["completion "+sub.Name()]; ok && sub.Example == "" {
+				sub.Example = ex
+			}
+		}
+	}
 }

@@ -22,7 +22,10 @@ func (a *app) manifestsCmd() *cobra.Command {
 		Long: `manifests fetches NVIDIA's redistrib_<version>.json manifests into a cache folder laid out
 like any manifests folder (<cache>/<product>/redistrib_<version>.json), so the cache can be
 given to --manifests. cudapkgs.lock pins each manifest's sha256: a download that does not
-match is refused and never cached.`,
+match is refused and never cached. Without --manifests, the other commands merge the cache
+over the snapshot of NVIDIA's manifests built into cudapkgs, the cache winning.`,
+		Example: `  cudapkgs manifests fetch --release cuda=12.4.1
+  cudapkgs manifests verify`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return usagef("manifests needs a command: fetch or verify (see cudapkgs manifests --help)")
@@ -61,9 +64,8 @@ else cuda, cudnn, cutensor and every product with a --product-url.
 A download that does not parse, or whose sha256 differs from the lock, is refused and never
 cached; --update-lock accepts new bytes and replaces their entries. The lock file is written
 only when every manifest was delivered. Network errors, timeouts, HTTP 5xx and 429 are
-retried with exponential backoff; 404 moves on to the next URL at once.
-
-  cudapkgs manifests fetch --release cuda=12.4.1 --release cudnn=9.12.0
+retried with exponential backoff; 404 moves on to the next URL at once.`,
+		Example: `  cudapkgs manifests fetch --release cuda=12.4.1 --release cudnn=9.12.0
   cudapkgs manifests fetch --product cuda --release 12.4.1,12.6.3 --mirror https://mirror.example/nvidia
   cudapkgs manifests fetch --product tensorrt --product-url tensorrt=https://example.com/trt/`,
 		Args: cobra.NoArgs,
@@ -225,9 +227,8 @@ func (a *app) verifyCmd() *cobra.Command {
 		Short: "Check a manifests folder (by default the cache) against cudapkgs.lock",
 		Long: `verify checks that every manifest cudapkgs.lock lists is in the folder with the sha256 and
 size the lock gives, and that every <product>/redistrib_<version>.json in the folder is in the
-lock. Every problem is reported, one per line, and the command fails if there is any.
-
-  cudapkgs manifests verify
+lock. Every problem is reported, one per line, and the command fails if there is any.`,
+		Example: `  cudapkgs manifests verify
   cudapkgs manifests verify --manifests third_party/manifests --lock cudapkgs.lock`,
 		Args: cobra.NoArgs,
 	}
@@ -250,6 +251,9 @@ lock. Every problem is reported, one per line, and the command fails if there is
 		lock, err := source.ReadLock(lockFile)
 		if err != nil {
 			return err
+		}
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("%s: no manifests to verify (%w); %s", dir, err, threeWays)
 		}
 		n, err := source.Verify(dir, lock)
 		if err != nil {

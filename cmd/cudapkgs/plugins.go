@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
@@ -61,22 +63,36 @@ func builtinSpecs() ([]fixup.Spec, error) {
 }
 
 func (a *app) pluginsCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "plugins", Short: "Inspect the fixup plugins"}
+	cmd := &cobra.Command{Use: "plugins", Short: "Inspect the fixup plugins",
+		Example: `  cudapkgs plugins list`}
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "Start every plugin and list name, products, protocol version, path and checksum state",
-		Args:  cobra.NoArgs,
+		Long: `list starts the built-in plugins and those the configuration declares (--plugin,
+plugin() in cudapkgs.star), asks each to describe itself, and lists them. It reads no
+manifest.`,
+		Example: `  cudapkgs plugins list
+  cudapkgs plugins list --plugin ./my-fixups=$(sha256sum my-fixups | cut -d' ' -f1)`,
+		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(list)
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		e, err := a.evaluate(cmd.Context(), f)
+		// The configuration names the plugins; no manifest is read.
+		in, err := f.inputs(a)
 		if err != nil {
 			return err
 		}
-		defer e.Close()
+		plugins, err := pipeline.Plugins(cmd.Context(), in)
+		var ce *pipeline.ConfigError
+		if errors.As(err, &ce) {
+			return usageError{ce.Err}
+		}
+		if err != nil {
+			return err
+		}
 		tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tPRODUCTS\tPROTOCOL\tPATH\tCHECKSUM")
-		for _, p := range e.Plugins() {
+		for _, p := range plugins {
 			products := strings.Join(p.Serves, ",")
 			if products == "" {
 				products = "-"

@@ -30,11 +30,11 @@ func (a *app) queryCmd() *cobra.Command {
 		Short: "Print the package sets: every package per CUDA version and platform",
 		Long: `query builds the package set of every configured CUDA version and prints, per
 package, its product, version and, per target platform, the archive that serves it
-(URL, sha256, variant) or the reasons nothing does.
-
+(URL, sha256, variant) or the reasons nothing does.`,
+		Example: `  cudapkgs query --cuda 12.4.1 --platform linux-sbsa --package 'libcublas*'
   cudapkgs query --manifests DIR --cuda 12.4.1 --platform linux-sbsa --format json
-  cudapkgs query --manifests DIR --expr 'cuda.versions()'
-  cudapkgs query --manifests DIR --cuda 12.4.1 --format dot | dot -Tsvg > deps.svg`,
+  cudapkgs query --cuda 12.6 --expr 'cuda.versions()'
+  cudapkgs query --cuda 12.4.1 --format dot | dot -Tsvg > deps.svg`,
 		Args: cobra.NoArgs,
 	}
 	f := addConfigFlags(cmd)
@@ -306,7 +306,8 @@ func (a *app) runCmd() *cobra.Command {
 		Long: `run evaluates FILE.star with the query builtins (cuda.versions(), cuda.packages(...),
 cuda.gpus(), ...) over the evaluated, fixed-up package sets, and prints as JSON the
 value main() returns, or else the script's global result. See docs/starlark.md.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  cudapkgs run report.star --cuda 12.4.1,12.6.3`,
+		Args:    cobra.ExactArgs(1),
 	}
 	f := addConfigFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {

@@ -18,7 +18,10 @@ var reportFiles = map[string]string{"html": "index.html", "markdown": "support-m
 func (a *app) reportCmd() *cobra.Command {
 	var out, format, graph string
 	cmd := &cobra.Command{
-		Use:   "report",
+		Use: "report",
+		Example: `  cudapkgs report --out report
+  cudapkgs report --format markdown --out docs
+  cudapkgs report --graph 13.0.0 --out report`,
 		Short: "Write the support matrix: one self-contained HTML page, or Markdown tables",
 		Long: `report builds the package sets as query does and writes, for every CUDA version ×
 product × platform, the release served or the reasons none is; the GPU capabilities

@@ -392,7 +392,7 @@ func resolveCUDA(want []string, avail Available) ([]version.Version, error) {
 			return nil, optionError("cuda", "", "CUDA release %s cannot be used: its manifest was refused: %s", r.Release, r.Reason)
 		}
 		if match.IsZero() {
-			return nil, optionError("cuda", "", "no CUDA release %s in the manifests: expected one of %s", w, joinVersions(have))
+			return nil, optionError("cuda", "", "%w", &NoReleaseError{What: "CUDA", Release: w, Have: joinVersions(have)})
 		}
 		if !seen[match.String()] {
 			seen[match.String()] = true
@@ -447,7 +447,7 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 			if rr, ok := avail.refusedMatch(p.Product, v, true); ok {
 				return nil, optionError("pins", r, "%q: %s release %s cannot be used: its manifest was refused: %s", r, p.Product, rr.Release, rr.Reason)
 			}
-			return nil, optionError("pins", r, "%q: no %s release %s in the manifests: expected one of %s", r, p.Product, ver, joinVersions(releases))
+			return nil, optionError("pins", r, "%q: %w", r, &NoReleaseError{What: p.Product, Release: ver, Have: joinVersions(releases)})
 		}
 		key := p.Product + "@" + p.CUDA.String()
 		if prev, dup := seen[key]; dup && prev != p.String() {

@@ -23,6 +23,16 @@ func optionError(option, entry, format string, args ...any) *OptionError {
 	return &OptionError{Option: option, Entry: entry, Err: fmt.Errorf(format, args...)}
 }
 
+// NoReleaseError is a CUDA version or a pin that names a release no
+// manifest holds: a caller may say where more manifests come from.
+type NoReleaseError struct {
+	What, Release, Have string
+}
+
+func (e *NoReleaseError) Error() string {
+	return fmt.Sprintf("no %s release %s in the manifests: expected one of %s", e.What, e.Release, e.Have)
+}
+
 // LayerError is a layer that could not apply its options (a flag's value
 // that is not a path).
 type LayerError struct {

@@ -22,14 +22,14 @@ func Cache(env Env) []Finding {
 	counts, total, err := cacheManifests(env.CacheDir)
 	switch {
 	case env.CacheDir == "":
-		out = append(out, Finding{Check: "cache", Status: Info, Summary: "no cache folder (no user cache directory)", Fix: "give --manifests DIR"})
+		out = append(out, Finding{Check: "cache", Status: Info, Summary: "no cache folder (no user cache directory); the snapshot built into cudapkgs serves", Fix: "for newer releases, give --manifests DIR"})
 	case errors.Is(err, os.ErrNotExist):
-		out = append(out, Finding{Check: "cache", Status: Info, Summary: fmt.Sprintf("%s: no download cache yet", env.CacheDir),
-			Fix: fetch + ", or give --manifests DIR"})
+		out = append(out, Finding{Check: "cache", Status: Info, Summary: fmt.Sprintf("%s: no download cache yet; the snapshot built into cudapkgs serves", env.CacheDir),
+			Fix: "for newer releases: " + fetch + ", or give --manifests DIR"})
 	case err != nil:
 		out = append(out, Finding{Check: "cache", Status: Warn, Summary: fmt.Sprintf("%s: %v", env.CacheDir, err), Fix: "check the folder's permissions"})
 	case total == 0:
-		out = append(out, Finding{Check: "cache", Status: Info, Summary: fmt.Sprintf("%s: exists, holds no manifests", env.CacheDir), Fix: fetch})
+		out = append(out, Finding{Check: "cache", Status: Info, Summary: fmt.Sprintf("%s: exists, holds no manifests; the snapshot built into cudapkgs serves", env.CacheDir), Fix: "for newer releases: " + fetch})
 	default:
 		var parts []string
 		for _, p := range sortedKeys(counts) {

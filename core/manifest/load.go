@@ -3,8 +3,10 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,6 +19,7 @@ import (
 type Collection struct {
 	byProduct map[string][]*Manifest // sorted by release, ascending
 	refused   []Refused              // in file order
+	origin    map[*Manifest]string   // set by Merge
 }
 
 // Refused is a manifest file refused whole (see Parse): its release is not
@@ -26,10 +29,84 @@ type Refused struct {
 	Product string
 	Release string // as the file name says
 	Err     error
+	// ServedBy, set by Merge, names the later source whose copy of the
+	// release serves instead; "" when none does.
+	ServedBy string
 }
 
-// Refused returns the manifests refused whole, in file order.
-func (c *Collection) Refused() []Refused { return slices.Clone(c.refused) }
+// ErrNoManifests is wrapped by the error of a folder that holds no
+// manifest at all.
+var ErrNoManifests = errors.New("no manifests found")
+
+// Origin names the source that served m (see Merge); "" for a collection
+// read from one source.
+func (c *Collection) Origin(m *Manifest) string { return c.origin[m] }
+
+// Named is one source of manifests for Merge: its name, shown by Origin,
+// and what it holds.
+type Named struct {
+	Name       string
+	Collection *Collection
+}
+
+// Merge joins collections per (product, release): the first source that has
+// a release serves it, and Origin says which. A file one source refused is
+// served from a later source that has it (the refusal stays a warning); a
+// release no source serves stays refused.
+func Merge(srcs ...Named) (*Collection, error) {
+	type key struct{ product, release string }
+	served := map[key]string{}
+	var ms []*Manifest
+	origin := map[*Manifest]string{}
+	for _, s := range srcs {
+		if s.Collection == nil {
+			continue
+		}
+		for _, m := range s.Collection.All() {
+			k := key{m.Product, m.Release.String()}
+			if _, done := served[k]; done {
+				continue
+			}
+			served[k] = s.Name
+			ms = append(ms, m)
+			origin[m] = s.Name
+		}
+	}
+	out, err := NewCollection(ms)
+	if err != nil {
+		return nil, err
+	}
+	out.origin = origin
+	refusedAlready := map[key]bool{}
+	for _, s := range srcs {
+		if s.Collection == nil {
+			continue
+		}
+		for _, r := range s.Collection.refused {
+			k := key{r.Product, r.Release}
+			if by, ok := served[k]; ok {
+				r.ServedBy = by
+			} else if refusedAlready[k] {
+				continue
+			}
+			refusedAlready[k] = true
+			out.refused = append(out.refused, r)
+		}
+	}
+	return out, nil
+}
+
+// Refused returns the manifests refused whole, in file order, but for those
+// a later source serves instead (see Merge).
+func (c *Collection) Refused() []Refused {
+	var out []Refused
+	for _, r := range c.refused {
+		if r.ServedBy == "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // With returns a collection holding c's manifests and ms (a user's own
 // products), keeping c's refusals.
@@ -39,6 +116,7 @@ func (c *Collection) With(ms []*Manifest) (*Collection, error) {
 		return nil, err
 	}
 	out.refused = c.refused
+	out.origin = c.origin
 	return out, nil
 }
 
@@ -81,7 +159,11 @@ func (c *Collection) Releases(product string) []*Manifest { return c.byProduct[p
 func (c *Collection) Warnings() []Warning {
 	var ws []Warning
 	for _, r := range c.refused {
-		ws = append(ws, Warning{File: r.File, Path: "$", Msg: fmt.Sprintf("manifest refused, %s %s is not served: %v", r.Product, r.Release, r.Err)})
+		msg := fmt.Sprintf("manifest refused, %s %s is not served: %v", r.Product, r.Release, r.Err)
+		if r.ServedBy != "" {
+			msg = fmt.Sprintf("manifest refused, %s %s is served from the %s instead: %v", r.Product, r.Release, r.ServedBy, r.Err)
+		}
+		ws = append(ws, Warning{File: r.File, Path: "$", Msg: msg})
 	}
 	for _, p := range c.Products() {
 		for _, m := range c.byProduct[p] {
@@ -97,8 +179,39 @@ func (c *Collection) Warnings() []Warning {
 // does not stop the others: it is in Refused, and its release is not served.
 // Only a folder that cannot be read, or where no manifest loads, is an error
 // (the first in file order, with a count of the others).
-func LoadDir(dir string) (*Collection, error) {
-	entries, err := os.ReadDir(dir)
+func LoadDir(dir string) (*Collection, error) { return load(tree{root: dir}) }
+
+// LoadFS is LoadDir over a file system laid out the same way (an embedded
+// copy); name stands for its root in file names and messages.
+func LoadFS(fsys fs.FS, name string) (*Collection, error) {
+	return load(tree{root: name, fsys: fsys})
+}
+
+// tree is a manifests folder: on disk (fsys nil) or in a file system.
+type tree struct {
+	root string
+	fsys fs.FS
+}
+
+// name is what messages call elem inside the tree.
+func (t tree) name(elem ...string) string { return filepath.Join(append([]string{t.root}, elem...)...) }
+
+func (t tree) readDir(elem ...string) ([]fs.DirEntry, error) {
+	if t.fsys == nil {
+		return os.ReadDir(t.name(elem...))
+	}
+	return fs.ReadDir(t.fsys, path.Join(append([]string{"."}, elem...)...))
+}
+
+func (t tree) readFile(elem ...string) ([]byte, error) {
+	if t.fsys == nil {
+		return os.ReadFile(t.name(elem...))
+	}
+	return fs.ReadFile(t.fsys, path.Join(elem...))
+}
+
+func load(t tree) (*Collection, error) {
+	entries, err := t.readDir()
 	if err != nil {
 		return nil, fmt.Errorf("reading manifests folder: %w", err)
 	}
@@ -107,18 +220,18 @@ func LoadDir(dir string) (*Collection, error) {
 		if !e.IsDir() {
 			continue
 		}
-		files, err := os.ReadDir(filepath.Join(dir, e.Name()))
+		files, err := t.readDir(e.Name())
 		if err != nil {
 			return nil, fmt.Errorf("reading manifests folder: %w", err)
 		}
 		for _, f := range files {
 			if rel, ok := ReleaseFromFileName(f.Name()); ok && !f.IsDir() {
-				jobs = append(jobs, job{filepath.Join(dir, e.Name(), f.Name()), e.Name(), rel})
+				jobs = append(jobs, job{t.name(e.Name(), f.Name()), e.Name(), rel, t, []string{e.Name(), f.Name()}})
 			}
 		}
 	}
 	if len(jobs) == 0 {
-		return nil, fmt.Errorf("%s: no manifests found: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", dir)
+		return nil, fmt.Errorf("%s: %w: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", t.root, ErrNoManifests)
 	}
 	ms, errs := parseEach(jobs)
 	var good []*Manifest
@@ -141,7 +254,11 @@ func LoadDir(dir string) (*Collection, error) {
 	return c, nil
 }
 
-type job struct{ file, product, release string }
+type job struct {
+	file, product, release string
+	tree                   tree
+	elem                   []string // the file inside tree
+}
 
 // LoadProduct reads every redistrib_<version>.json directly in dir as
 // manifests of one product: a user's own product kept in its own folder.
@@ -153,7 +270,7 @@ func LoadProduct(dir, product string) ([]*Manifest, error) {
 	var jobs []job
 	for _, f := range files {
 		if rel, ok := ReleaseFromFileName(f.Name()); ok && !f.IsDir() {
-			jobs = append(jobs, job{filepath.Join(dir, f.Name()), product, rel})
+			jobs = append(jobs, job{file: filepath.Join(dir, f.Name()), product: product, release: rel, tree: tree{root: dir}, elem: []string{f.Name()}})
 		}
 	}
 	if len(jobs) == 0 {
@@ -183,7 +300,7 @@ func parseEach(jobs []job) (out []*Manifest, errs []error) {
 	g.SetLimit(8)
 	for i, j := range jobs {
 		g.Go(func() error {
-			data, err := os.ReadFile(j.file)
+			data, err := j.tree.readFile(j.elem...)
 			if err != nil {
 				errs[i] = err
 				return nil

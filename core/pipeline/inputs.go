@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -16,15 +18,38 @@ func (in Inputs) StampInputs() (outdir.Inputs, error) {
 	list := outdir.Inputs{
 		{Kind: outdir.Value, Name: "root", Value: in.Workspace},
 		{Kind: outdir.Value, Name: "config", Value: in.ConfigPath()},
-		{Kind: outdir.Value, Name: "manifests", Value: in.Manifests},
 	}
-	entries, err := os.ReadDir(in.Manifests)
+	if in.Manifests != "" || len(in.Sources) == 0 {
+		list = append(list, outdir.Input{Kind: outdir.Value, Name: "manifests", Value: in.Manifests})
+		return folderInputs(list, in.Manifests, false)
+	}
+	for _, s := range in.Sources {
+		if s.Dir == "" {
+			list = append(list, outdir.Input{Kind: outdir.Value, Name: "manifests " + s.Name, Value: "digest " + s.Digest})
+			continue
+		}
+		list = append(list, outdir.Input{Kind: outdir.Value, Name: "manifests " + s.Name, Value: s.Dir})
+		var err error
+		if list, err = folderInputs(list, s.Dir, s.Optional); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// folderInputs adds every product folder of dir; a missing optional one
+// adds nothing (its appearing later changes the digest).
+func folderInputs(list outdir.Inputs, dir string, optional bool) (outdir.Inputs, error) {
+	entries, err := os.ReadDir(dir)
+	if optional && errors.Is(err, fs.ErrNotExist) {
+		return list, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
 		if e.IsDir() {
-			list = append(list, outdir.Input{Kind: outdir.Manifests, Name: filepath.Join(in.Manifests, e.Name())})
+			list = append(list, outdir.Input{Kind: outdir.Manifests, Name: filepath.Join(dir, e.Name())})
 		}
 	}
 	return list, nil

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +29,11 @@ import (
 // Inputs are what a run is made from.
 type Inputs struct {
 	// Manifests is a folder laid out as <product>/redistrib_<version>.json.
+	// When it is "", Sources are read instead.
 	Manifests string
+	// Sources are merged per (product, release), the first that has a
+	// release serving it (a download cache before an embedded copy).
+	Sources []ManifestSource
 	// Workspace is the root that load() labels resolve against.
 	Workspace string
 	// ConfigFile is the Starlark configuration; "" means cudapkgs.star at
@@ -46,6 +51,67 @@ type Inputs struct {
 	Strict bool
 	// Warn, when set, is told each distinct warning once, as it is found.
 	Warn func(string)
+}
+
+// ManifestSource is one source of manifests: a folder, or a file system
+// laid out the same way.
+type ManifestSource struct {
+	// Name says where a release came from (Collection.Origin).
+	Name string
+	// Dir is a folder; FS, when Dir is "", opens a file system.
+	Dir string
+	FS  func() (fs.FS, error)
+	// Digest identifies FS's content for StampInputs.
+	Digest string
+	// Optional: a folder that is missing or holds no manifest adds
+	// nothing, and one that cannot be read is a warning.
+	Optional bool
+}
+
+// collection loads the run's manifests: the one folder, or every source
+// merged.
+func (in Inputs) collection(warn func(string)) (*manifest.Collection, error) {
+	if in.Manifests != "" || len(in.Sources) == 0 {
+		return manifest.LoadDir(in.Manifests)
+	}
+	var named []manifest.Named
+	for _, s := range in.Sources {
+		var c *manifest.Collection
+		var err error
+		if s.Dir != "" {
+			c, err = manifest.LoadDir(s.Dir)
+		} else {
+			var fsys fs.FS
+			if fsys, err = s.FS(); err == nil {
+				c, err = manifest.LoadFS(fsys, "<"+s.Name+">")
+			}
+		}
+		switch {
+		case err == nil:
+			named = append(named, manifest.Named{Name: s.Name, Collection: c})
+		case s.Optional && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, manifest.ErrNoManifests)):
+		case s.Optional:
+			warn(fmt.Sprintf("%s: %v; not used", s.Name, err))
+		default:
+			return nil, err
+		}
+	}
+	if len(named) == 0 {
+		return nil, fmt.Errorf("%w in %s", manifest.ErrNoManifests, sourceNames(in.Sources))
+	}
+	return manifest.Merge(named...)
+}
+
+func sourceNames(srcs []ManifestSource) string {
+	var ns []string
+	for _, s := range srcs {
+		if s.Dir != "" {
+			ns = append(ns, s.Name+" "+s.Dir)
+		} else {
+			ns = append(ns, s.Name)
+		}
+	}
+	return strings.Join(ns, ", ")
 }
 
 // ConfigPath is the configuration file the run reads, "" when none.
@@ -103,43 +169,16 @@ type Run struct {
 // (their Describe answers say which products there are) and validates the
 // configuration against what the manifests offer.
 func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
-	coll, err := manifest.LoadDir(in.Manifests)
+	r := &Run{Warnings: &warning.List{}, in: in}
+	coll, err := in.collection(r.warn)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Warnings: &warning.List{}, in: in}
 	for _, w := range coll.Warnings() {
 		r.warn(w.String())
 	}
-	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
-		return nil, err
-	}
-	if path := in.ConfigPath(); path != "" {
-		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
-			return nil, &StarlarkError{err}
-		}
-	}
-	layers := []config.Layer{config.Defaults{}}
-	if r.File != nil {
-		layers = append(layers, r.File)
-		for _, up := range r.File.Products() {
-			r.Unfixed = append(r.Unfixed, up.Name)
-		}
-	}
-	merged, err := config.Merge(append(layers, in.Layers...)...)
+	merged, err := r.start(ctx)
 	if err != nil {
-		return nil, r.blame(err)
-	}
-	r.SetBy = merged.SetByAll()
-	plugins, err := merged.Plugins()
-	if err != nil {
-		return nil, r.blame(err)
-	}
-	specs := slices.Clone(in.Builtins)
-	for _, p := range plugins {
-		specs = append(specs, fixup.Spec{Name: filepath.Base(p.Path), Command: []string{p.Path}, SHA256: p.SHA256})
-	}
-	if r.host, err = fixup.Start(ctx, specs, fixup.Options{CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -162,7 +201,7 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	avail := pkgset.Available(coll, r.Products)
 	for _, name := range coll.Products() {
 		if _, known := avail.Releases[name]; !known {
-			r.warn(fmt.Sprintf("%s: product folder %q is not a known product (%s); ignored", filepath.Join(in.Manifests, name), name, productNames(r.Products)))
+			r.warn(fmt.Sprintf("%s: product folder %q is not a known product (%s); ignored", filepath.Dir(coll.Releases(name)[0].File), name, productNames(r.Products)))
 		}
 	}
 	if r.Config, err = merged.Build(avail); err != nil {
@@ -177,6 +216,56 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	}
 	r.Collection = coll
 	return r, nil
+}
+
+// start evaluates the configuration file and layers (no manifests needed)
+// and starts the plugins they name with the built-ins.
+func (r *Run) start(ctx context.Context) (config.Merged, error) {
+	in := r.in
+	var err error
+	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
+		return config.Merged{}, err
+	}
+	if path := in.ConfigPath(); path != "" {
+		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
+			return config.Merged{}, &StarlarkError{err}
+		}
+	}
+	layers := []config.Layer{config.Defaults{}}
+	if r.File != nil {
+		layers = append(layers, r.File)
+		for _, up := range r.File.Products() {
+			r.Unfixed = append(r.Unfixed, up.Name)
+		}
+	}
+	merged, err := config.Merge(append(layers, in.Layers...)...)
+	if err != nil {
+		return config.Merged{}, r.blame(err)
+	}
+	r.SetBy = merged.SetByAll()
+	plugins, err := merged.Plugins()
+	if err != nil {
+		return config.Merged{}, r.blame(err)
+	}
+	specs := slices.Clone(in.Builtins)
+	for _, p := range plugins {
+		specs = append(specs, fixup.Spec{Name: filepath.Base(p.Path), Command: []string{p.Path}, SHA256: p.SHA256})
+	}
+	if r.host, err = fixup.Start(ctx, specs, fixup.Options{CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
+		return config.Merged{}, err
+	}
+	return merged, nil
+}
+
+// Plugins starts the plugins a configuration names, with the built-ins,
+// describes them and stops them. It reads no manifest.
+func Plugins(ctx context.Context, in Inputs) ([]fixup.Info, error) {
+	r := &Run{Warnings: &warning.List{}, in: in}
+	if _, err := r.start(ctx); err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Plugins(), nil
 }
 
 // blame attributes a configuration error: to the file, with its position,

@@ -19,6 +19,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 // TestMain serves a built-in plugin when the pipeline started this test
@@ -47,8 +48,8 @@ func builtinSpecs() []fixup.Spec {
 	return specs
 }
 
-// Example runs the whole generation from library calls: the manifests and
-// a configuration in, a Bazel repository out.
+// Example runs the whole generation from library calls: the manifests (the
+// built-in snapshot) and a configuration in, a Bazel repository out.
 func Example() {
 	ctx := context.Background()
 	out, err := os.MkdirTemp("", "cuda-hub")
@@ -58,7 +59,9 @@ func Example() {
 	defer os.RemoveAll(out)
 
 	run, err := pipeline.Evaluate(ctx, pipeline.Inputs{
-		Manifests: filepath.Join(shared.Find(), "manifests"),
+		// The snapshot of NVIDIA's manifests built into cudapkgs; a folder
+		// would be Manifests: "path/to/manifests".
+		Sources:   []pipeline.ManifestSource{{Name: "snapshot", FS: snapshot.FS}},
 		Workspace: out, // no cudapkgs.star there: defaults and the layer below
 		Layers: []config.Layer{config.Literal{From: "example", Options: config.Options{
 			CUDA:    []string{"12.4.1"},

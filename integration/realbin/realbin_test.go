@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
 // TestLockAgreesWithListings fails when a wheel of lock.json is not the one
@@ -68,10 +69,7 @@ func TestLockAgreesWithListings(t *testing.T) {
 // TestLockAgreesWithManifests checks every archive of lock.json against
 // NVIDIA's real manifests: the version and the archive's name.
 func TestLockAgreesWithManifests(t *testing.T) {
-	shared := "../../../shared/manifests"
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("no shared manifests: %v", err)
-	}
+	shared := shared.Manifests(t)
 	l, err := LoadLock("lock.json")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,93 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/outdir"
+	"github.com/cudapkgs/cudapkgs/core/pipeline"
+	"github.com/cudapkgs/cudapkgs/snapshot"
+)
+
+// Sources merge per (product, release), the first winning; a missing
+// optional folder adds nothing; one with nothing readable is a warning.
+func TestSourcesMerge(t *testing.T) {
+	files, err := snapshot.Read(snapshot.Archive())
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := fstest.MapFS{}
+	for k, b := range files {
+		embedded[k] = &fstest.MapFile{Data: b}
+	}
+	first := t.TempDir()
+	key := "cuda/redistrib_12.4.1.json"
+	if err := os.MkdirAll(filepath.Join(first, "cuda"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(first, key), files[key], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	in := pipeline.Inputs{
+		Workspace: t.TempDir(),
+		Builtins:  builtinSpecs(),
+		Sources: []pipeline.ManifestSource{
+			{Name: "missing", Dir: filepath.Join(first, "none"), Optional: true},
+			{Name: "first", Dir: first, Optional: true},
+			{Name: "embedded", FS: func() (fs.FS, error) { return embedded, nil }, Digest: "d1"},
+		},
+		Warn: func(s string) { warned = append(warned, s) },
+	}
+	r, err := pipeline.Evaluate(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	origins := map[string]int{}
+	for _, m := range r.Collection.All() {
+		origins[r.Collection.Origin(m)]++
+		if m.Product == "cuda" && m.Release.String() == "12.4.1" && r.Collection.Origin(m) != "first" {
+			t.Errorf("12.4.1 from %q, want first", r.Collection.Origin(m))
+		}
+	}
+	if origins["first"] != 1 || origins["embedded"] != len(files)-1 || len(origins) != 2 {
+		t.Errorf("origins %v", origins)
+	}
+	if len(warned) != 0 {
+		t.Errorf("warnings %v", warned)
+	}
+
+	// The stamp names each source: the folders' product folders, the file
+	// system's digest; a missing optional folder is not an error.
+	stamp, err := in.StampInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range stamp {
+		got = append(got, s.Name+"="+s.Value)
+	}
+	joined := strings.Join(got, " ")
+	for _, want := range []string{"manifests embedded=digest d1", "manifests first=" + first, filepath.Join(first, "cuda") + "="} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("stamp inputs %q lack %q", joined, want)
+		}
+	}
+	if stamp[len(stamp)-1].Kind != outdir.Value {
+		t.Errorf("last stamp input %+v", stamp[len(stamp)-1])
+	}
+
+	// No source with a manifest: ErrNoManifests, naming the sources.
+	in.Sources = in.Sources[:1]
+	if _, err := pipeline.Evaluate(context.Background(), in); !errors.Is(err, manifest.ErrNoManifests) || !strings.Contains(err.Error(), "missing "+filepath.Join(first, "none")) {
+		t.Errorf("no manifests: %v", err)
+	}
+}
