@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	sl "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 )
 
@@ -91,6 +91,7 @@ type run struct {
 	threads  map[*sl.Thread]uint64 // live threads and the steps already charged
 	canceled string
 	stop     func() bool
+	ctx      context.Context
 }
 
 type module struct {
@@ -105,7 +106,7 @@ const (
 
 func (in *Interp) newRun(ctx context.Context, f *File, sets []*pkgset.Set) *run {
 	r := &run{in: in, file: f, sets: sets, budget: in.MaxSteps, modules: map[string]*module{},
-		threads: map[*sl.Thread]uint64{}}
+		threads: map[*sl.Thread]uint64{}, ctx: ctx}
 	if r.budget == 0 {
 		r.budget = DefaultMaxSteps
 	}
@@ -205,7 +206,7 @@ func (r *run) load(th *sl.Thread, name string) (sl.StringDict, error) {
 		r.limit(th)
 		r.mu.Unlock()
 	}()
-	src, err := os.ReadFile(abs)
+	src, err := inputfile.Read(r.ctx, abs, inputfile.Starlark)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", mod, err)
 	}
@@ -295,7 +296,7 @@ func (r *run) evalTop(file string) (sl.StringDict, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := os.ReadFile(file)
+	src, err := inputfile.Read(r.ctx, file, inputfile.Starlark)
 	if err != nil {
 		return nil, err
 	}

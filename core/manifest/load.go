@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,8 @@ import (
 	"sort"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 )
 
 // Collection is every manifest read from one source, grouped by product.
@@ -97,7 +100,30 @@ func (c *Collection) Warnings() []Warning {
 // does not stop the others: it is in Refused, and its release is not served.
 // Only a folder that cannot be read, or where no manifest loads, is an error
 // (the first in file order, with a count of the others).
+//
+// Each file must be a regular file (a symbolic link to one is fine) of at
+// most inputfile.Manifest.Max bytes; anything else is refused like a file
+// that does not parse.
 func LoadDir(dir string) (*Collection, error) {
+	return Load(context.Background(), dir, LoadOptions{})
+}
+
+// LoadOptions are Load's options.
+type LoadOptions struct {
+	// Check, when set, sees each manifest's bytes before they are parsed,
+	// with its key (<product>/redistrib_<version>.json): an error stops the
+	// whole load (a lock file's pin that the bytes do not match).
+	Check func(key string, data []byte) error
+}
+
+// CheckError is a manifest refused by LoadOptions.Check.
+type CheckError struct{ Err error }
+
+func (e *CheckError) Error() string { return e.Err.Error() }
+func (e *CheckError) Unwrap() error { return e.Err }
+
+// Load is LoadDir with a context, which ends the reads, and options.
+func Load(ctx context.Context, dir string, opts LoadOptions) (*Collection, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading manifests folder: %w", err)
@@ -120,7 +146,20 @@ func LoadDir(dir string) (*Collection, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: no manifests found: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", dir)
 	}
-	ms, errs := parseEach(jobs)
+	ms, errs := parseEach(ctx, jobs, opts.Check)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reading manifests: %w", context.Cause(ctx))
+	}
+	var checks []error
+	for _, err := range errs {
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			checks = append(checks, ce.Err)
+		}
+	}
+	if len(checks) > 0 {
+		return nil, errors.Join(checks...)
+	}
 	var good []*Manifest
 	var refused []Refused
 	for i, m := range ms {
@@ -166,7 +205,7 @@ func LoadProduct(dir, product string) ([]*Manifest, error) {
 // error in that order wins. A user's own product is all or nothing: its
 // folder is theirs to fix.
 func parseAll(jobs []job) ([]*Manifest, error) {
-	out, errs := parseEach(jobs)
+	out, errs := parseEach(context.Background(), jobs, nil)
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
@@ -175,7 +214,7 @@ func parseAll(jobs []job) ([]*Manifest, error) {
 
 // parseEach reads and parses manifests in parallel, sorting jobs into file
 // order; out and errs are parallel to the sorted jobs.
-func parseEach(jobs []job) (out []*Manifest, errs []error) {
+func parseEach(ctx context.Context, jobs []job, check func(string, []byte) error) (out []*Manifest, errs []error) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
 	out = make([]*Manifest, len(jobs))
 	errs = make([]error, len(jobs))
@@ -183,10 +222,16 @@ func parseEach(jobs []job) (out []*Manifest, errs []error) {
 	g.SetLimit(8)
 	for i, j := range jobs {
 		g.Go(func() error {
-			data, err := os.ReadFile(j.file)
+			data, err := inputfile.Read(ctx, j.file, inputfile.Manifest)
 			if err != nil {
 				errs[i] = err
 				return nil
+			}
+			if check != nil {
+				if err := check(j.product+"/"+filepath.Base(j.file), data); err != nil {
+					errs[i] = &CheckError{err}
+					return nil
+				}
 			}
 			out[i], errs[i] = Parse(j.file, j.product, j.release, data)
 			return nil
