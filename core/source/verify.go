@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 )
 
@@ -74,7 +76,7 @@ func Verify(dir string, lock *Lock) (int, error) {
 			problems = append(problems, Problem{k, fmt.Sprintf("listed in %s but missing from %s", lock.Path, dir)})
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := inputfile.Read(context.Background(), path, inputfile.Manifest)
 		if err != nil {
 			problems = append(problems, Problem{k, err.Error()})
 			continue
