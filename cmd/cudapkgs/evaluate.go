@@ -35,6 +35,7 @@ type configFlags struct {
 	localCUDA     string
 	localComps    []string
 	strict        bool
+	lock          string
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
@@ -53,6 +54,7 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	fl.StringVar(&f.localCUDA, "local-cuda", "", "root of an installed CUDA to use instead of downloads for its version and platform: /usr (Debian's nvidia-cuda-toolkit), /usr/local/cuda, or a folder of unpacked archives (see docs/local-cuda.md)")
 	fl.StringSliceVar(&f.localComps, "local-components", nil, "components to take from --local-cuda, each required (default: every component the install has, the toolkit's compiler and runtime required)")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
+	fl.StringVar(&f.lock, "lock", "", "lock file the manifests are checked against: a manifest it lists must have its sha256 (default: cudapkgs.lock inside --manifests when there is one; for the download cache, cudapkgs.lock at the workspace root when there is one)")
 	fl.BoolVar(&f.strict, "strict", false, "treat every warning (a manifest shape this cudapkgs does not know, a refused manifest, an unknown product folder, facts past its tables) as an error")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
 	return f
@@ -108,7 +110,8 @@ func (f *configFlags) Apply(o *config.Options) error {
 // inputs are the run's inputs as the flags give them.
 func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	dir := f.manifests
-	if dir == "" {
+	cache := dir == ""
+	if cache {
 		if dir = defaultManifestsDir(); dir == "" {
 			return pipeline.Inputs{}, usagef("--manifests is required: no download cache found (run `cudapkgs manifests fetch` or give a folder)")
 		}
@@ -124,7 +127,21 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	if err != nil {
 		return pipeline.Inputs{}, err
 	}
-	in := pipeline.Inputs{Manifests: dir, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
+	lock := f.lock
+	if !f.cmd.Flags().Changed("lock") {
+		// The lock that pins the folder: the one `manifests fetch` wrote
+		// for the cache (at the workspace root), or one kept in the folder.
+		lock = filepath.Join(dir, source.LockFileName)
+		if cache {
+			lock = filepath.Join(root, source.LockFileName)
+		}
+		if _, err := os.Stat(lock); err != nil {
+			lock = ""
+		}
+	} else if lock == "" {
+		return pipeline.Inputs{}, usagef("--lock: expected a file name")
+	}
+	in := pipeline.Inputs{Manifests: dir, Lock: lock, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
 		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", msg) }

@@ -111,9 +111,10 @@ func LoadDir(dir string) (*Collection, error) {
 // LoadOptions are Load's options.
 type LoadOptions struct {
 	// Check, when set, sees each manifest's bytes before they are parsed,
-	// with its key (<product>/redistrib_<version>.json): an error stops the
-	// whole load (a lock file's pin that the bytes do not match).
-	Check func(key string, data []byte) error
+	// with its path and its key (<product>/redistrib_<version>.json): an
+	// error stops the whole load (a lock file's pin that the bytes do not
+	// match).
+	Check func(file, key string, data []byte) error
 }
 
 // CheckError is a manifest refused by LoadOptions.Check.
@@ -214,7 +215,7 @@ func parseAll(jobs []job) ([]*Manifest, error) {
 
 // parseEach reads and parses manifests in parallel, sorting jobs into file
 // order; out and errs are parallel to the sorted jobs.
-func parseEach(ctx context.Context, jobs []job, check func(string, []byte) error) (out []*Manifest, errs []error) {
+func parseEach(ctx context.Context, jobs []job, check func(string, string, []byte) error) (out []*Manifest, errs []error) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
 	out = make([]*Manifest, len(jobs))
 	errs = make([]error, len(jobs))
@@ -228,7 +229,7 @@ func parseEach(ctx context.Context, jobs []job, check func(string, []byte) error
 				return nil
 			}
 			if check != nil {
-				if err := check(j.product+"/"+filepath.Base(j.file), data); err != nil {
+				if err := check(j.file, j.product+"/"+filepath.Base(j.file), data); err != nil {
 					errs[i] = &CheckError{err}
 					return nil
 				}

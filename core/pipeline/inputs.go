@@ -18,6 +18,9 @@ func (in Inputs) StampInputs() (outdir.Inputs, error) {
 		{Kind: outdir.Value, Name: "config", Value: in.ConfigPath()},
 		{Kind: outdir.Value, Name: "manifests", Value: in.Manifests},
 	}
+	if in.Lock != "" {
+		list = append(list, outdir.Input{Kind: outdir.File, Name: in.Lock})
+	}
 	entries, err := os.ReadDir(in.Manifests)
 	if err != nil {
 		return nil, err

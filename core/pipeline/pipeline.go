@@ -20,6 +20,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/starlark"
@@ -29,6 +30,10 @@ import (
 type Inputs struct {
 	// Manifests is a folder laid out as <product>/redistrib_<version>.json.
 	Manifests string
+	// Lock, when not "", is a lock file the manifests are checked against as
+	// they are read: a manifest it lists must have its sha256 and size, or
+	// the run is refused (source.LockMismatchError). It must exist.
+	Lock string
 	// Workspace is the root that load() labels resolve against.
 	Workspace string
 	// ConfigFile is the Starlark configuration; "" means cudapkgs.star at
@@ -100,7 +105,18 @@ type Run struct {
 // (their Describe answers say which products there are) and validates the
 // configuration against what the manifests offer.
 func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
-	coll, err := manifest.LoadDir(in.Manifests)
+	var opts manifest.LoadOptions
+	if in.Lock != "" {
+		if _, err := os.Stat(in.Lock); err != nil {
+			return nil, fmt.Errorf("reading lock file: %w", err)
+		}
+		lock, err := source.ReadLockContext(ctx, in.Lock)
+		if err != nil {
+			return nil, err
+		}
+		opts.Check = lock.Check
+	}
+	coll, err := manifest.Load(ctx, in.Manifests, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -187,6 +187,30 @@ func (l *Lock) Write() error {
 	return nil
 }
 
+// LockMismatchError is a manifest whose bytes differ from its lock entry.
+type LockMismatchError struct {
+	File, Key, LockFile string
+	Expected, Actual    LockEntry
+}
+
+func (e *LockMismatchError) Error() string {
+	return fmt.Sprintf("%s: sha256 %s (%d bytes) does not match %s, which pins %s to sha256 %s (%d bytes): refused (the manifest changed after it was locked; fetch it again, or accept the new bytes with `cudapkgs manifests fetch --update-lock`)",
+		e.File, e.Actual.SHA256, e.Actual.Size, e.LockFile, e.Key, e.Expected.SHA256, e.Expected.Size)
+}
+
+// Check is a manifest.LoadOptions.Check: a manifest the lock lists must have
+// its sha256 and size. Manifests the lock does not list pass.
+func (l *Lock) Check(file, key string, data []byte) error {
+	want, ok := l.Manifests[key]
+	if !ok {
+		return nil
+	}
+	if got := EntryFor(data); got != want {
+		return &LockMismatchError{File: file, Key: key, LockFile: l.Path, Expected: want, Actual: got}
+	}
+	return nil
+}
+
 // MergeError is an entry that another writer of the lock file gave other
 // bytes while this one was fetching.
 type MergeError struct {
