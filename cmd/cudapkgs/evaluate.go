@@ -144,7 +144,7 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	in := pipeline.Inputs{Manifests: dir, Lock: lock, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
 		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict}
 	if a != nil {
-		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", msg) }
+		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }
 	}
 	return in, nil
 }

@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal 
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "cudapkgs: %v\n", err)
+	fmt.Fprintf(stderr, "cudapkgs: %s\n", escapeText(err.Error(), true))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
