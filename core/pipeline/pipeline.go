@@ -49,6 +49,9 @@ type Inputs struct {
 	PluginTimeout time.Duration
 	// Strict makes every warning an error.
 	Strict bool
+	// StarlarkMemory is the memory budget of each Starlark run, in bytes
+	// (starlark.DefaultMaxMemory when zero).
+	StarlarkMemory int64
 	// Warn, when set, is told each distinct warning once, as it is found.
 	Warn func(string)
 }
@@ -127,6 +130,7 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
 		return nil, err
 	}
+	r.Interp.MaxMemory = in.StarlarkMemory
 	if path := in.ConfigPath(); path != "" {
 		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
 			return nil, &StarlarkError{err}
