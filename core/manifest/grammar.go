@@ -167,6 +167,27 @@ func scanText(data []byte) []textProblem {
 	return probs
 }
 
+// TextProblem is a key given twice in one object, or a string that is not
+// valid UTF-8, in a JSON text (see CheckText).
+type TextProblem struct {
+	Path      string // JSON path of the key, $.a.b
+	Line, Col int
+	Msg       string
+}
+
+// CheckText finds, in a text that decodes as JSON, what decoding hides:
+// duplicate keys (encoding/json keeps the last) and strings that are not
+// valid UTF-8 (it replaces them with U+FFFD). For other JSON files that must
+// be read strictly, such as the lock file.
+func CheckText(data []byte) []TextProblem {
+	var out []TextProblem
+	for _, pr := range scanText(data) {
+		line, col := lineCol(data, pr.off)
+		out = append(out, TextProblem{Path: jsonPath(pr.keys), Line: line, Col: col, Msg: pr.msg})
+	}
+	return out
+}
+
 // decodeString decodes a JSON string's raw text, reporting whether it was
 // not valid UTF-8 (invalid bytes, or an escaped lone surrogate).
 func decodeString(raw []byte) (string, bool) {

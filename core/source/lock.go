@@ -21,6 +21,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/cudapkgs/cudapkgs/core/inputfile"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
 )
 
 // LockFileName is the lock file's usual name.
@@ -133,6 +134,10 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fail("invalid lock file: data after the top-level object")
+	}
+	if probs := manifest.CheckText(data); len(probs) > 0 {
+		pr := probs[0]
+		return nil, &LockError{File: file, Line: pr.Line, Col: pr.Col, Msg: "invalid lock file: " + pr.Path + ": " + pr.Msg}
 	}
 	switch {
 	case raw.Version == nil:

@@ -161,3 +161,20 @@ func TestFetchRedirectLoopNotRetried(t *testing.T) {
 		t.Errorf("%d requests, want 10 (one try, cut after 10 redirects)", n)
 	}
 }
+
+// A lock file naming one manifest twice is refused with both positions,
+// not read with the last entry winning.
+func TestParseLockDuplicateKeys(t *testing.T) {
+	a, b := EntryFor([]byte("a")), EntryFor([]byte("b"))
+	data := []byte(`{"version": 1, "manifests": {
+  "cuda/redistrib_12.4.1.json": {"sha256": "` + a.SHA256 + `", "size": 1},
+  "cuda/redistrib_12.4.1.json": {"sha256": "` + b.SHA256 + `", "size": 1}}}`)
+	_, err := ParseLock("cudapkgs.lock", data)
+	want := `cudapkgs.lock:3:3: invalid lock file: $.manifests["cuda/redistrib_12.4.1.json"]: duplicate key "cuda/redistrib_12.4.1.json" at 3:3, first at 2:3: expected each key once`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if _, err := ParseLock("cudapkgs.lock", []byte(`{"version": 1, "version": 1, "manifests": {}}`)); err == nil {
+		t.Error("duplicate version accepted")
+	}
+}
