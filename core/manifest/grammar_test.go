@@ -131,3 +131,20 @@ func TestDuplicateKeys(t *testing.T) {
 		t.Errorf("escaped duplicate: %v", err)
 	}
 }
+
+// What held before the grammars and must keep holding: deep nesting, a BOM,
+// a NUL and trailing data are refused with their position.
+func TestHostileJSONStillRefused(t *testing.T) {
+	deep := `{"p": ` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}`
+	for name, tt := range map[string]struct{ src, want string }{
+		"100k deep": {deep, "redistrib_12.4.1.json:1:"},
+		"BOM":       {"\xef\xbb\xbf" + good, "redistrib_12.4.1.json:1:2: invalid JSON"},
+		"NUL":       {strings.Replace(good, `"name"`, "\"na\x00me\"", 1), "redistrib_12.4.1.json:6:"},
+		"trailing":  {good + `{}`, "unexpected data after the top-level object"},
+	} {
+		_, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", []byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", name, err, tt.want)
+		}
+	}
+}

@@ -186,6 +186,11 @@ type job struct{ file, product, release string }
 // LoadProduct reads every redistrib_<version>.json directly in dir as
 // manifests of one product: a user's own product kept in its own folder.
 func LoadProduct(dir, product string) ([]*Manifest, error) {
+	return LoadProductContext(context.Background(), dir, product)
+}
+
+// LoadProductContext is LoadProduct ended by ctx.
+func LoadProductContext(ctx context.Context, dir, product string) ([]*Manifest, error) {
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s manifests: %w", product, err)
@@ -199,14 +204,14 @@ func LoadProduct(dir, product string) ([]*Manifest, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: no %s manifests found: expected redistrib_<version>.json files", dir, product)
 	}
-	return parseAll(jobs)
+	return parseAll(ctx, jobs)
 }
 
 // parseAll reads and parses manifests in parallel, in file order; the first
 // error in that order wins. A user's own product is all or nothing: its
 // folder is theirs to fix.
-func parseAll(jobs []job) ([]*Manifest, error) {
-	out, errs := parseEach(context.Background(), jobs, nil)
+func parseAll(ctx context.Context, jobs []job) ([]*Manifest, error) {
+	out, errs := parseEach(ctx, jobs, nil)
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 		return nil, err
 	}
 	if r.File != nil && len(r.File.Products()) > 0 {
-		if coll, r.Products, err = addUserProducts(coll, r.Products, r.File.Products()); err != nil {
+		if coll, r.Products, err = addUserProducts(ctx, coll, r.Products, r.File.Products()); err != nil {
 			return nil, err
 		}
 	}
@@ -267,13 +267,13 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 
 // addUserProducts reads the manifests of the products the configuration
 // declares and adds them to the collection and the product list.
-func addUserProducts(coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
+func addUserProducts(ctx context.Context, coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
 	var all []*manifest.Manifest
 	for _, up := range ups {
 		if len(coll.Releases(up.Name)) > 0 || slices.ContainsFunc(products, func(p pkgset.Product) bool { return p.Name == up.Name }) {
 			return nil, nil, fmt.Errorf("%s: product(%q): there already is a product %s", up.Pos, up.Name, up.Name)
 		}
-		ms, err := manifest.LoadProduct(up.Dir, up.Name)
+		ms, err := manifest.LoadProductContext(ctx, up.Dir, up.Name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: product(%q): %w", up.Pos, up.Name, err)
 		}

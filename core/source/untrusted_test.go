@@ -1,8 +1,11 @@
 package source
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -176,5 +179,52 @@ func TestParseLockDuplicateKeys(t *testing.T) {
 	}
 	if _, err := ParseLock("cudapkgs.lock", []byte(`{"version": 1, "version": 1, "manifests": {}}`)); err == nil {
 		t.Error("duplicate version accepted")
+	}
+}
+
+// What held before and must keep holding: an endless body and a gzip bomb
+// stop at MaxSize, are not retried, and nothing is cached.
+func TestFetchEndlessAndGzipBombStop(t *testing.T) {
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	zeros := make([]byte, 1<<20)
+	for range 100 {
+		_, _ = zw.Write(zeros)
+	}
+	_ = zw.Close()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if strings.Contains(r.URL.Path, "cudnn") {
+			w.Header().Set("Content-Encoding", "gzip")
+			_, _ = w.Write(bomb.Bytes())
+			return
+		}
+		for {
+			if _, err := w.Write(zeros); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	for _, product := range []string{"cuda", "cudnn"} {
+		hits.Store(0)
+		var log syncBuffer
+		s := newTestServer(t)
+		o := s.options(t, &log)
+		o.Sources.Base = srv.URL + "/nv"
+		o.Client = nil
+		o.Products = []string{product}
+		o.Releases = map[string][]string{product: {map[string]string{"cuda": "12.4.1", "cudnn": "9.12.0"}[product]}}
+		_, err := Fetch(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("body larger than %d bytes", MaxSize)) {
+			t.Errorf("%s: %v", product, err)
+		}
+		if n := hits.Load(); n != 1 {
+			t.Errorf("%s: %d requests, want 1", product, n)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(o.CacheDir, product)); len(ents) != 0 {
+			t.Errorf("%s: cached %v", product, ents)
+		}
 	}
 }

@@ -48,6 +48,11 @@ func (e *VerifyError) Error() string {
 // It returns how many manifests matched, and a *VerifyError naming every
 // problem when there is any. Other files and hidden folders are ignored.
 func Verify(dir string, lock *Lock) (int, error) {
+	return VerifyContext(context.Background(), dir, lock)
+}
+
+// VerifyContext is Verify ended by ctx (Ctrl-C).
+func VerifyContext(ctx context.Context, dir string, lock *Lock) (int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0, fmt.Errorf("reading manifests folder: %w", err)
@@ -76,7 +81,10 @@ func Verify(dir string, lock *Lock) (int, error) {
 			problems = append(problems, Problem{k, fmt.Sprintf("listed in %s but missing from %s", lock.Path, dir)})
 			continue
 		}
-		data, err := inputfile.Read(context.Background(), path, inputfile.Manifest)
+		data, err := inputfile.Read(ctx, path, inputfile.Manifest)
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("verifying %s: %w", dir, context.Cause(ctx))
+		}
 		if err != nil {
 			problems = append(problems, Problem{k, err.Error()})
 			continue
