@@ -28,8 +28,11 @@ remove_tree "$RWS" && cp -r "$ROOT/integration/workspace-bzlmod" "$RWS" || fail 
 (cd "$ROOT/integration/real" && cp MODULE.bazel BUILD.bazel ./*.c ./*.cc ./*.cu ./*.h "$RWS/") || fail "copy integration/real"
 (cd "$ROOT/integration/workspace" && cp platform_mappings "$RWS/" && cp toolchains/cc/config.bzl "$RWS/toolchains/cc/") \
   || fail "copy integration/workspace's platform_mappings"
+# Capabilities from 8.0 (Ampere) off Jetson, where each CUDA version keeps its
+# defaults (Orin for 12.x, Thor for 13.x): cuSPARSELt needs the Sparse Tensor
+# Cores of 8.0 and newer, and is unusable in a hub that also serves Turing.
 "$SCRATCH/bin/cudapkgs" generate --manifests "$REAL/manifests" --out "$RWS/third_party/cuda" \
-  --cuda 12.4.1,13.3.0 --platform linux-x86_64,linux-sbsa,linux-jetson --mirror "$MIRROR_URL" \
+  --cuda 12.4.1,13.3.0 --platform linux-x86_64,linux-sbsa,linux-jetson --capabilities 8.0,9.0 --mirror "$MIRROR_URL" \
   >"$LOG/real-generate.out" 2>&1 || { cat "$LOG/real-generate.out" >&2; fail "cudapkgs generate (real)"; }
 tail -n 1 "$LOG/real-generate.out"
 remove_tree "$SID/src/real" && cp -r "$RWS" "$SID/src/real" || fail "copy the workspace into the chroot"
@@ -102,25 +105,14 @@ expect_log dlopen_test "dlopen libnvJitLink.so.13: ok"
 grep -F 'dlopen ' "$LOG/real-dlopen_test.log" | sed 's/^/    /'
 
 # cuSPARSELt 0.8.1 and cuDSS 0.6.0 (realbin's cuda12-libs), CUDA 12.4.1
-# x86_64: only once the hub has their targets (their plugins have not landed;
-# until then cudapkgs generate warns that the product folders are unknown).
-# The labels are integration/real/BUILD.bazel's CUSPARSELT and CUDSS.
-# CUDAPKGS_REAL_SPARSE=1 fails instead of skipping, =0 skips.
-hub_has() { grep -q "^    name = \"$1\",\$" "$RWS/third_party/cuda/BUILD.bazel"; }
-label_of() { sed -n "s|^$1 = \"@cuda//:\(.*\)\"\$|\1|p" "$ROOT/integration/real/BUILD.bazel"; }
-LT=$(label_of CUSPARSELT) DSS=$(label_of CUDSS)
-if [ "${CUDAPKGS_REAL_SPARSE:-auto}" != 0 ] && hub_has "$LT" && hub_has "$DSS"; then
-  step "real: CUDA 12.4.1 cuSPARSELt 0.8.1, cuDSS 0.6.0 with cuBLAS 12.4.5.8 (x86_64)"
-  bz real_sparse test --@cuda//:version=12.4.1 --config=x86_64 //:cusparselt_test //:cudss_test //:cublas_test
-  expect_log cusparselt_test "cusparselt: cusparseLtGetProperty 0.8.1, CUSPARSELT_VERSION 801"
-  expect_log cusparselt_test "cusparselt: cusparseLtInit: no GPU: status 1 (CUSPARSE_STATUS_NOT_INITIALIZED)"
-  expect_log cudss_test "cudss: cudssGetProperty 0.6.0, CUDSS_VERSION 600"
-  expect_log cublas_test "cublas: cublasGetProperty 12.4.5"
-elif [ "${CUDAPKGS_REAL_SPARSE:-auto}" = 1 ]; then
-  fail "CUDAPKGS_REAL_SPARSE=1: the hub has no @cuda//:$LT or @cuda//:$DSS"
-else
-  echo "  SKIP cuSPARSELt/cuDSS: the hub has no @cuda//:$LT or @cuda//:$DSS (their plugins have not landed), or CUDAPKGS_REAL_SPARSE=0"
-fi
+# x86_64, through their built-in plugins: the hub's targets link NVIDIA's
+# libraries; cuDSS loads CUDA 12.4.1's cuBLAS through its edge.
+step "real: CUDA 12.4.1 cuSPARSELt 0.8.1, cuDSS 0.6.0 with cuBLAS 12.4.5.8 (x86_64)"
+bz real_sparse test --@cuda//:version=12.4.1 --config=x86_64 //:cusparselt_test //:cudss_test //:cublas_test
+expect_log cusparselt_test "cusparselt: cusparseLtGetProperty 0.8.1, CUSPARSELT_VERSION 801"
+expect_log cusparselt_test "cusparselt: cusparseLtInit: no GPU: status 1 (CUSPARSE_STATUS_NOT_INITIALIZED)"
+expect_log cudss_test "cudss: cudssGetProperty 0.6.0, CUDSS_VERSION 600"
+expect_log cublas_test "cublas: cublasGetProperty 12.4.5"
 
 if [ "$CROSS" = 1 ]; then
   # CUDA 12.4.1's Jetson archives are NVIDIA's linux-aarch64 ones, which no

@@ -134,7 +134,12 @@ var builtins = sl.StringDict{
 	"cuda":             cudaModule,
 }
 
-func init() { builtins.Freeze() }
+func init() {
+	for k, v := range memoryBuiltins {
+		builtins[k] = v
+	}
+	builtins.Freeze()
+}
 
 // recorder is the file the calling thread's run records into, and the
 // caller's position.

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	sl "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 )
 
@@ -46,6 +46,9 @@ type Interp struct {
 	// MaxSteps is the step budget shared by every thread of one run
 	// (DefaultMaxSteps when zero).
 	MaxSteps uint64
+	// MaxMemory is the memory budget of one run, in bytes
+	// (DefaultMaxMemory when zero); see memory.go.
+	MaxMemory int64
 	// Print receives print() calls with the caller's position; nil discards
 	// them (results stay deterministic whatever the code prints).
 	Print func(pos, msg string)
@@ -91,6 +94,8 @@ type run struct {
 	threads  map[*sl.Thread]uint64 // live threads and the steps already charged
 	canceled string
 	stop     func() bool
+	ctx      context.Context
+	mem      *memory
 }
 
 type module struct {
@@ -105,7 +110,7 @@ const (
 
 func (in *Interp) newRun(ctx context.Context, f *File, sets []*pkgset.Set) *run {
 	r := &run{in: in, file: f, sets: sets, budget: in.MaxSteps, modules: map[string]*module{},
-		threads: map[*sl.Thread]uint64{}}
+		threads: map[*sl.Thread]uint64{}, ctx: ctx}
 	if r.budget == 0 {
 		r.budget = DefaultMaxSteps
 	}
@@ -113,10 +118,20 @@ func (in *Interp) newRun(ctx context.Context, f *File, sets []*pkgset.Set) *run 
 		r.canceled = context.Cause(ctx).Error()
 	}
 	r.stop = context.AfterFunc(ctx, func() { r.cancel(context.Cause(ctx).Error()) })
+	budget := in.MaxMemory
+	if budget <= 0 {
+		budget = DefaultMaxMemory
+	}
+	r.watchMemory(budget)
 	return r
 }
 
-func (r *run) close() { r.stop() }
+func (r *run) close() {
+	r.stop()
+	if r.mem != nil {
+		r.mem.stop()
+	}
+}
 
 func (r *run) cancel(reason string) {
 	r.mu.Lock()
@@ -205,7 +220,7 @@ func (r *run) load(th *sl.Thread, name string) (sl.StringDict, error) {
 		r.limit(th)
 		r.mu.Unlock()
 	}()
-	src, err := os.ReadFile(abs)
+	src, err := inputfile.Read(r.ctx, abs, inputfile.Starlark)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", mod, err)
 	}
@@ -224,7 +239,23 @@ func (r *run) exec(mod string, src []byte) (sl.StringDict, error) {
 	}
 	th := r.thread(mod)
 	defer r.done(th)
-	return sl.ExecFileOptions(fileOptions, th, mod, src, predeclared())
+	f, err := fileOptions.Parse(mod, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	g := &guardSyntax{}
+	g.stmts(f.Stmts)
+	if g.err != nil {
+		return nil, g.err
+	}
+	env := predeclared()
+	prog, err := sl.FileProgram(f, env.Has)
+	if err != nil {
+		return nil, err
+	}
+	globals, err := prog.Init(th, env)
+	globals.Freeze()
+	return globals, err
 }
 
 // resolve turns a load() argument into a workspace-relative module name and
@@ -295,7 +326,7 @@ func (r *run) evalTop(file string) (sl.StringDict, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := os.ReadFile(file)
+	src, err := inputfile.Read(r.ctx, file, inputfile.Starlark)
 	if err != nil {
 		return nil, err
 	}

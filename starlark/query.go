@@ -33,7 +33,16 @@ func Query(ctx context.Context, in *Interp, expr string, sets []*pkgset.Set) (sl
 	defer r.close()
 	th := r.thread("<expr>")
 	defer r.done(th)
-	return sl.EvalOptions(fileOptions, th, "<expr>", expr, predeclared())
+	e, err := fileOptions.ParseExpr("<expr>", expr, 0)
+	if err != nil {
+		return nil, err
+	}
+	g := &guardSyntax{}
+	e = g.expr(e)
+	if g.err != nil {
+		return nil, g.err
+	}
+	return sl.EvalExprOptions(fileOptions, th, e, predeclared())
 }
 
 // Run executes a script over the sets, in a run of its own, and returns its

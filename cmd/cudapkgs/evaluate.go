@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,6 +33,8 @@ type configFlags struct {
 	config        string
 	workspace     string
 	strict        bool
+	lock          string
+	memory        string
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
@@ -51,6 +55,8 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	}
 	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of every plugin call")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
+	fl.StringVar(&f.lock, "lock", "", "lock file the manifests are checked against: a manifest it lists must have its sha256 (default: cudapkgs.lock inside --manifests when there is one; for the download cache, cudapkgs.lock at the workspace root when there is one)")
+	fl.StringVar(&f.memory, "starlark-memory", "1GiB", "memory budget of each Starlark evaluation (the configuration, the overrides, a query, a script): bytes, or a number with KiB, MiB or GiB")
 	fl.BoolVar(&f.strict, "strict", false, "treat every warning (a manifest shape this cudapkgs does not know, a refused manifest, an unknown product folder, facts past its tables) as an error")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
 	return f
@@ -88,8 +94,10 @@ func (f *configFlags) Apply(o *config.Options) error {
 
 // inputs are the run's inputs as the flags give them.
 func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
+	dir := f.manifests
+	cache := dir == ""
 	var sources []pipeline.ManifestSource
-	if f.manifests == "" {
+	if cache {
 		var err error
 		if sources, err = defaultSources(); err != nil {
 			return pipeline.Inputs{}, err
@@ -106,12 +114,49 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	if err != nil {
 		return pipeline.Inputs{}, err
 	}
-	in := pipeline.Inputs{Manifests: f.manifests, Sources: sources, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
+	lock := f.lock
+	if !f.cmd.Flags().Changed("lock") {
+		// The lock that pins the folder: the one `manifests fetch` wrote
+		// for the cache (at the workspace root), or one kept in the folder.
+		lock = filepath.Join(dir, source.LockFileName)
+		if cache {
+			lock = filepath.Join(root, source.LockFileName)
+		}
+		if _, err := os.Stat(lock); err != nil {
+			lock = ""
+		}
+	} else if lock == "" {
+		return pipeline.Inputs{}, usagef("--lock: expected a file name")
+	}
+	mem, err := parseByteSize(f.memory)
+	if err != nil {
+		return pipeline.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
+	}
+	in := pipeline.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
 		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict}
 	if a != nil {
-		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", msg) }
+		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }
 	}
 	return in, nil
+}
+
+// parseByteSize reads "1GiB", "512MiB", "64KiB" or a plain byte count.
+func parseByteSize(s string) (int64, error) {
+	num, mult := s, int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("expected a positive size such as 1GiB, 512MiB or 1073741824")
+	}
+	return n * mult, nil
 }
 
 // evaluate runs the pipeline up to the evaluated configuration, its

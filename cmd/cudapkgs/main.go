@@ -80,7 +80,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(a.stderr, "cudapkgs: %v\n", err)
+	fmt.Fprintf(a.stderr, "cudapkgs: %s\n", escapeText(err.Error(), true))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage

@@ -248,14 +248,14 @@ lock. Every problem is reported, one per line, and the command fails if there is
 		if _, err := os.Stat(lockFile); err != nil {
 			return fmt.Errorf("reading lock file: %w", err)
 		}
-		lock, err := source.ReadLock(lockFile)
+		lock, err := source.ReadLockContext(cmd.Context(), lockFile)
 		if err != nil {
 			return err
 		}
 		if _, err := os.Stat(dir); err != nil {
 			return fmt.Errorf("%s: no manifests to verify (%w); %s", dir, err, threeWays)
 		}
-		n, err := source.Verify(dir, lock)
+		n, err := source.VerifyContext(cmd.Context(), dir, lock)
 		if err != nil {
 			return err
 		}

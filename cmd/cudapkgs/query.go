@@ -249,7 +249,7 @@ func writeText(w io.Writer, sets []*pkgset.Set) error {
 			rel = append(rel, p+" none: "+why)
 		}
 		sort.Strings(rel)
-		fmt.Fprintf(tw, "CUDA %s\t(%s)\n", s.CUDA, strings.Join(rel, "; "))
+		fmt.Fprintf(tw, "CUDA %s\t(%s)\n", s.CUDA, escapeText(strings.Join(rel, "; "), false))
 		for _, p := range s.Packages {
 			seen := map[string]bool{}
 			var names []string
@@ -279,16 +279,26 @@ func writeText(w io.Writer, sets []*pkgset.Set) error {
 					if sv, ok := p.Served[n]; ok {
 						v = sv.Version.String() + " (" + sv.Name + ")"
 					}
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Name, v, n, variant, a.SHA256[:12], a.URLs[len(a.URLs)-1])
+					row(tw, p.Name, v, n, variant, a.SHA256[:12], a.URLs[len(a.URLs)-1])
 				case has:
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t-\tunusable\t%s\n", p.Name, ver, n, strings.Join(reasons, "; "))
+					row(tw, p.Name, ver, n, "-", "unusable", strings.Join(reasons, "; "))
 				default:
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t-\tunavailable\t%s\n", p.Name, ver, n, strings.Join(reasons, "; "))
+					row(tw, p.Name, ver, n, "-", "unavailable", strings.Join(reasons, "; "))
 				}
 			}
 		}
 	}
 	return tw.Flush()
+}
+
+// row writes one package line; every field is escaped (a tab or an escape
+// sequence from a manifest, a plugin or an override cannot reach the
+// terminal or break the columns).
+func row(w io.Writer, fields ...string) {
+	for i, f := range fields {
+		fields[i] = escapeText(f, false)
+	}
+	fmt.Fprintf(w, "  %s\n", strings.Join(fields, "\t"))
 }
 
 func platformSet(p *pkgset.Package) map[string][]string {

@@ -3,6 +3,7 @@ package localcuda
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
@@ -444,7 +446,7 @@ func readVersion(file, kind, key string) (version.Version, bool, error) {
 	case KindName:
 		return readName(file, key)
 	case KindText:
-		data, err := os.ReadFile(file)
+		data, err := readLocal(file)
 		if err != nil {
 			return version.Version{}, false, fmt.Errorf("reading version: %w", err)
 		}
@@ -466,8 +468,15 @@ func readVersion(file, kind, key string) (version.Version, bool, error) {
 	return version.Version{}, false, fmt.Errorf("%s: version source kind %q: expected one of %s", file, kind, strings.Join([]string{KindJSON, KindDefine, KindName, KindText}, ", "))
 }
 
+// readLocal reads a file of the install: a regular file (or a symbolic link
+// to one) within inputfile.Local's limit, so that a named pipe or a device
+// in the tree cannot hang or flood the run.
+func readLocal(file string) ([]byte, error) {
+	return inputfile.Read(context.Background(), file, inputfile.Local)
+}
+
 func readJSON(file string, into any) error {
-	data, err := os.ReadFile(file)
+	data, err := readLocal(file)
 	if err != nil {
 		return fmt.Errorf("reading version list: %w", err)
 	}
@@ -480,12 +489,11 @@ func readJSON(file string, into any) error {
 // readDefine reads "#define NAME 11080" as 11.8: CUDA encodes its release
 // as major*1000 + minor*10 in CUDA_VERSION and the runtime's own macros.
 func readDefine(file, name string) (version.Version, bool, error) {
-	f, err := os.Open(file)
+	data, err := readLocal(file)
 	if err != nil {
 		return version.Version{}, false, fmt.Errorf("reading version: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for line := 1; sc.Scan(); line++ {
 		fields := strings.Fields(sc.Text())

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,8 @@ import (
 	"sort"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 )
 
 // Collection is every manifest read from one source, grouped by product.
@@ -179,12 +182,18 @@ func (c *Collection) Warnings() []Warning {
 // does not stop the others: it is in Refused, and its release is not served.
 // Only a folder that cannot be read, or where no manifest loads, is an error
 // (the first in file order, with a count of the others).
-func LoadDir(dir string) (*Collection, error) { return load(tree{root: dir}) }
+//
+// Each file must be a regular file (a symbolic link to one is fine) of at
+// most inputfile.Manifest.Max bytes; anything else is refused like a file
+// that does not parse.
+func LoadDir(dir string) (*Collection, error) {
+	return Load(context.Background(), dir, LoadOptions{})
+}
 
 // LoadFS is LoadDir over a file system laid out the same way (an embedded
 // copy); name stands for its root in file names and messages.
 func LoadFS(fsys fs.FS, name string) (*Collection, error) {
-	return load(tree{root: name, fsys: fsys})
+	return load(context.Background(), tree{root: name, fsys: fsys}, LoadOptions{})
 }
 
 // tree is a manifests folder: on disk (fsys nil) or in a file system.
@@ -203,14 +212,36 @@ func (t tree) readDir(elem ...string) ([]fs.DirEntry, error) {
 	return fs.ReadDir(t.fsys, path.Join(append([]string{"."}, elem...)...))
 }
 
-func (t tree) readFile(elem ...string) ([]byte, error) {
+// readFile reads a file of the tree: one on disk only if it is a regular
+// file within the manifest size limit, and never past ctx.
+func (t tree) readFile(ctx context.Context, elem ...string) ([]byte, error) {
 	if t.fsys == nil {
-		return os.ReadFile(t.name(elem...))
+		return inputfile.Read(ctx, t.name(elem...), inputfile.Manifest)
 	}
 	return fs.ReadFile(t.fsys, path.Join(elem...))
 }
 
-func load(t tree) (*Collection, error) {
+// LoadOptions are Load's options.
+type LoadOptions struct {
+	// Check, when set, sees each manifest's bytes before they are parsed,
+	// with its path and its key (<product>/redistrib_<version>.json): an
+	// error stops the whole load (a lock file's pin that the bytes do not
+	// match).
+	Check func(file, key string, data []byte) error
+}
+
+// CheckError is a manifest refused by LoadOptions.Check.
+type CheckError struct{ Err error }
+
+func (e *CheckError) Error() string { return e.Err.Error() }
+func (e *CheckError) Unwrap() error { return e.Err }
+
+// Load is LoadDir with a context, which ends the reads, and options.
+func Load(ctx context.Context, dir string, opts LoadOptions) (*Collection, error) {
+	return load(ctx, tree{root: dir}, opts)
+}
+
+func load(ctx context.Context, t tree, opts LoadOptions) (*Collection, error) {
 	entries, err := t.readDir()
 	if err != nil {
 		return nil, fmt.Errorf("reading manifests folder: %w", err)
@@ -233,7 +264,20 @@ func load(t tree) (*Collection, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: %w: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", t.root, ErrNoManifests)
 	}
-	ms, errs := parseEach(jobs)
+	ms, errs := parseEach(ctx, jobs, opts.Check)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("reading manifests: %w", context.Cause(ctx))
+	}
+	var checks []error
+	for _, err := range errs {
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			checks = append(checks, ce.Err)
+		}
+	}
+	if len(checks) > 0 {
+		return nil, errors.Join(checks...)
+	}
 	var good []*Manifest
 	var refused []Refused
 	for i, m := range ms {
@@ -263,6 +307,11 @@ type job struct {
 // LoadProduct reads every redistrib_<version>.json directly in dir as
 // manifests of one product: a user's own product kept in its own folder.
 func LoadProduct(dir, product string) ([]*Manifest, error) {
+	return LoadProductContext(context.Background(), dir, product)
+}
+
+// LoadProductContext is LoadProduct ended by ctx.
+func LoadProductContext(ctx context.Context, dir, product string) ([]*Manifest, error) {
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s manifests: %w", product, err)
@@ -276,14 +325,14 @@ func LoadProduct(dir, product string) ([]*Manifest, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: no %s manifests found: expected redistrib_<version>.json files", dir, product)
 	}
-	return parseAll(jobs)
+	return parseAll(ctx, jobs)
 }
 
 // parseAll reads and parses manifests in parallel, in file order; the first
 // error in that order wins. A user's own product is all or nothing: its
 // folder is theirs to fix.
-func parseAll(jobs []job) ([]*Manifest, error) {
-	out, errs := parseEach(jobs)
+func parseAll(ctx context.Context, jobs []job) ([]*Manifest, error) {
+	out, errs := parseEach(ctx, jobs, nil)
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
@@ -292,7 +341,7 @@ func parseAll(jobs []job) ([]*Manifest, error) {
 
 // parseEach reads and parses manifests in parallel, sorting jobs into file
 // order; out and errs are parallel to the sorted jobs.
-func parseEach(jobs []job) (out []*Manifest, errs []error) {
+func parseEach(ctx context.Context, jobs []job, check func(string, string, []byte) error) (out []*Manifest, errs []error) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
 	out = make([]*Manifest, len(jobs))
 	errs = make([]error, len(jobs))
@@ -300,10 +349,16 @@ func parseEach(jobs []job) (out []*Manifest, errs []error) {
 	g.SetLimit(8)
 	for i, j := range jobs {
 		g.Go(func() error {
-			data, err := j.tree.readFile(j.elem...)
+			data, err := j.tree.readFile(ctx, j.elem...)
 			if err != nil {
 				errs[i] = err
 				return nil
+			}
+			if check != nil {
+				if err := check(j.file, j.product+"/"+filepath.Base(j.file), data); err != nil {
+					errs[i] = &CheckError{err}
+					return nil
+				}
 			}
 			out[i], errs[i] = Parse(j.file, j.product, j.release, data)
 			return nil

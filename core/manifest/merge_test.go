@@ -8,11 +8,11 @@ import (
 	"testing/fstest"
 )
 
-const sha = "0000000000000000000000000000000000000000000000000000000000000000"
+const zeroSHA = "0000000000000000000000000000000000000000000000000000000000000000"
 
 func fake(pkgVersion string) string {
 	return `{"release_date": "2026-01-01", "libfoo": {"name": "foo", "license": "x", "version": "` + pkgVersion +
-		`", "linux-x86_64": {"relative_path": "libfoo/foo.tar.xz", "sha256": "` + sha + `", "md5": "00000000000000000000000000000000", "size": "1"}}}`
+		`", "linux-x86_64": {"relative_path": "libfoo/foo.tar.xz", "sha256": "` + zeroSHA + `", "md5": "00000000000000000000000000000000", "size": "1"}}}`
 }
 
 // A file system laid out like a folder loads like one, its files named

@@ -122,6 +122,19 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 		return nil, &Error{File: p.file, Path: "$", Line: 1, Col: 1, Msg: fmt.Sprintf("expected a JSON object at the top level, found %s", kind(doc))}
 	}
 	m := &Manifest{File: p.file, Product: product, Release: rel}
+	// Duplicate keys and invalid UTF-8: confined to a package entry when
+	// under one, else the file's.
+	entryProblems := map[string]textProblem{}
+	for _, pr := range scanText(p.data) {
+		if _, isPkg := top[pr.keys[0]].(map[string]any); isPkg && !isReleaseKey(pr.keys[0]) {
+			if _, ok := entryProblems[pr.keys[0]]; !ok {
+				entryProblems[pr.keys[0]] = pr
+			}
+			continue
+		}
+		line, col := lineCol(p.data, pr.off)
+		return nil, &Error{File: p.file, Path: jsonPath(pr.keys), Line: line, Col: col, Msg: pr.msg}
+	}
 	for _, k := range slices.Sorted(maps.Keys(top)) {
 		raw := top[k]
 		switch k {
@@ -157,7 +170,20 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 				p.warn([]string{k}, "unknown top-level field ignored: expected a package object (or release_date, release_label, release_product), found %s", kind(raw))
 				continue
 			}
-			pkg, err := p.pkg(k, obj)
+			if err := CheckPackageName(k); err != nil {
+				// A name no build tool can use safely is not given a place:
+				// dropped, with a warning.
+				p.warn([]string{k}, "package %q dropped: %v", k, err)
+				continue
+			}
+			var pkg Package
+			var err error
+			if pr, ok := entryProblems[k]; ok {
+				line, col := lineCol(p.data, pr.off)
+				pkg, err = Package{Name: k}, entryError{&Error{File: p.file, Path: jsonPath(pr.keys), Line: line, Col: col, Msg: pr.msg}}
+			} else {
+				pkg, err = p.pkg(k, obj)
+			}
 			var ee entryError
 			switch {
 			case errors.As(err, &ee):
@@ -176,6 +202,10 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 	}
 	m.Warnings = p.warnings
 	return m, nil
+}
+
+func isReleaseKey(k string) bool {
+	return k == "release_date" || k == "release_label" || k == "release_product"
 }
 
 func (p *parser) syntaxError(err error) error {
@@ -336,6 +366,9 @@ func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 	if err := checkRelativePath(a.RelativePath); err != nil {
 		return a, p.fail(at("relative_path"), "%v", err)
 	}
+	if err := checkPathGrammar(a.RelativePath); err != nil {
+		return a, p.entry(at("relative_path"), "%v", err)
+	}
 	raw, ok := obj["sha256"]
 	if !ok {
 		return a, p.fail(keys, "archive has no \"sha256\": expected 64 hex digits")
@@ -377,8 +410,13 @@ func parseSize(raw any) (int64, error) {
 		return 0, fmt.Errorf("expected a size in bytes, found %s", kind(raw))
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("size %s is not a number: expected a non-negative number of bytes", s)
+	switch {
+	case err == nil && n < 0:
+		return 0, fmt.Errorf("size %s is negative: expected a non-negative number of bytes", s)
+	case err != nil && errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("size %s is too large: expected a number of bytes below 2^63", truncate(s, 40))
+	case err != nil:
+		return 0, fmt.Errorf("size %s is not a number: expected a non-negative number of bytes", truncate(s, 40))
 	}
 	return n, nil
 }

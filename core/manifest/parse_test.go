@@ -81,7 +81,7 @@ func TestParseErrors(t *testing.T) {
 		{"climbing path", arch(`"relative_path": "p/../../x.tar.xz", "sha256": "` + sha + `"`), "1.0", `$.p["linux-x86_64"].relative_path: relative_path "p/../../x.tar.xz" climbs out of the redist folder with "..": expected a path inside it`},
 		{"url path", arch(`"relative_path": "https://evil/x", "sha256": "` + sha + `"`), "1.0", `is a URL`},
 		{"size not number", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + sha + `", "size": "12kB"`), "1.0", `$.p["linux-x86_64"].size: size 12kB is not a number: expected a non-negative number of bytes`},
-		{"size negative", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + sha + `", "size": -3`), "1.0", `size -3 is not a number`},
+		{"size negative", arch(`"relative_path": "p/a.tar.xz", "sha256": "` + sha + `", "size": -3`), "1.0", `size -3 is negative: expected a non-negative number of bytes`},
 		{"label mismatch", `{"release_label": "12.4.0", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "12.4.1", `$.release_label: release_label "12.4.0" does not match the file name's release "12.4.1"`},
 		{"product mismatch", `{"release_product": "cudnn", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.release_product: release_product "cudnn" does not match the product "cuda"`},
 		{"no packages", `{"release_date": "2024-01-01"}`, "1.0", `$: manifest has no packages`},

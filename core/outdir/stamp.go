@@ -2,6 +2,7 @@ package outdir
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 )
 
@@ -115,14 +117,27 @@ func hashManifests(h hash.Hash, dir string) error {
 		if _, ok := manifest.ReleaseFromFileName(fe.Name()); !ok || fe.IsDir() {
 			continue
 		}
-		if err := hashFile(h, filepath.Join(dir, fe.Name())); err != nil {
-			return err
+		p := filepath.Join(dir, fe.Name())
+		b, err := inputfile.Read(context.Background(), p, inputfile.Manifest)
+		if err != nil {
+			// Refused (a named pipe, a device, over the size limit): the
+			// loader refuses it too and says why; its state is the input.
+			fmt.Fprintf(h, "refused %q %v\n", p, err)
+			continue
 		}
+		fmt.Fprintf(h, "file %q %d\n", p, len(b))
+		h.Write(b)
 	}
 	return nil
 }
 
 func hashFile(h hash.Hash, p string) error {
+	// Never read what is not a regular file: a named pipe would block and
+	// a device would not end.
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		fmt.Fprintf(h, "special %q %v\n", p, st.Mode())
+		return nil
+	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return err

@@ -19,6 +19,9 @@ func (in Inputs) StampInputs() (outdir.Inputs, error) {
 		{Kind: outdir.Value, Name: "root", Value: in.Workspace},
 		{Kind: outdir.Value, Name: "config", Value: in.ConfigPath()},
 	}
+	if in.Lock != "" {
+		list = append(list, outdir.Input{Kind: outdir.File, Name: in.Lock})
+	}
 	if in.Manifests != "" || len(in.Sources) == 0 {
 		list = append(list, outdir.Input{Kind: outdir.Value, Name: "manifests", Value: in.Manifests})
 		return folderInputs(list, in.Manifests, false)

@@ -21,6 +21,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/starlark"
@@ -34,6 +35,10 @@ type Inputs struct {
 	// Sources are merged per (product, release), the first that has a
 	// release serving it (a download cache before an embedded copy).
 	Sources []ManifestSource
+	// Lock, when not "", is a lock file the manifests are checked against as
+	// they are read: a manifest it lists must have its sha256 and size, or
+	// the run is refused (source.LockMismatchError). It must exist.
+	Lock string
 	// Workspace is the root that load() labels resolve against.
 	Workspace string
 	// ConfigFile is the Starlark configuration; "" means cudapkgs.star at
@@ -49,6 +54,9 @@ type Inputs struct {
 	PluginTimeout time.Duration
 	// Strict makes every warning an error.
 	Strict bool
+	// StarlarkMemory is the memory budget of each Starlark run, in bytes
+	// (starlark.DefaultMaxMemory when zero).
+	StarlarkMemory int64
 	// Warn, when set, is told each distinct warning once, as it is found.
 	Warn func(string)
 }
@@ -70,25 +78,30 @@ type ManifestSource struct {
 
 // collection loads the run's manifests: the one folder, or every source
 // merged.
-func (in Inputs) collection(warn func(string)) (*manifest.Collection, error) {
+func (in Inputs) collection(ctx context.Context, opts manifest.LoadOptions, warn func(string)) (*manifest.Collection, error) {
 	if in.Manifests != "" || len(in.Sources) == 0 {
-		return manifest.LoadDir(in.Manifests)
+		return manifest.Load(ctx, in.Manifests, opts)
 	}
 	var named []manifest.Named
 	for _, s := range in.Sources {
 		var c *manifest.Collection
 		var err error
 		if s.Dir != "" {
-			c, err = manifest.LoadDir(s.Dir)
+			c, err = manifest.Load(ctx, s.Dir, opts)
 		} else {
 			var fsys fs.FS
 			if fsys, err = s.FS(); err == nil {
 				c, err = manifest.LoadFS(fsys, "<"+s.Name+">")
 			}
 		}
+		var mismatch *source.LockMismatchError
 		switch {
 		case err == nil:
 			named = append(named, manifest.Named{Name: s.Name, Collection: c})
+		case errors.As(err, &mismatch):
+			// A cached manifest its lock does not pin is refused, never
+			// quietly replaced by the snapshot's copy.
+			return nil, err
 		case s.Optional && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, manifest.ErrNoManifests)):
 		case s.Optional:
 			warn(fmt.Sprintf("%s: %v; not used", s.Name, err))
@@ -170,7 +183,18 @@ type Run struct {
 // configuration against what the manifests offer.
 func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	r := &Run{Warnings: &warning.List{}, in: in}
-	coll, err := in.collection(r.warn)
+	var opts manifest.LoadOptions
+	if in.Lock != "" {
+		if _, err := os.Stat(in.Lock); err != nil {
+			return nil, fmt.Errorf("reading lock file: %w", err)
+		}
+		lock, err := source.ReadLockContext(ctx, in.Lock)
+		if err != nil {
+			return nil, err
+		}
+		opts.Check = lock.Check
+	}
+	coll, err := in.collection(ctx, opts, r.warn)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +218,7 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 		return nil, err
 	}
 	if r.File != nil && len(r.File.Products()) > 0 {
-		if coll, r.Products, err = addUserProducts(coll, r.Products, r.File.Products()); err != nil {
+		if coll, r.Products, err = addUserProducts(ctx, coll, r.Products, r.File.Products()); err != nil {
 			return nil, err
 		}
 	}
@@ -226,6 +250,7 @@ func (r *Run) start(ctx context.Context) (config.Merged, error) {
 	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
 		return config.Merged{}, err
 	}
+	r.Interp.MaxMemory = in.StarlarkMemory
 	if path := in.ConfigPath(); path != "" {
 		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
 			return config.Merged{}, &StarlarkError{err}
@@ -340,13 +365,13 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 
 // addUserProducts reads the manifests of the products the configuration
 // declares and adds them to the collection and the product list.
-func addUserProducts(coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
+func addUserProducts(ctx context.Context, coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
 	var all []*manifest.Manifest
 	for _, up := range ups {
 		if len(coll.Releases(up.Name)) > 0 || slices.ContainsFunc(products, func(p pkgset.Product) bool { return p.Name == up.Name }) {
 			return nil, nil, fmt.Errorf("%s: product(%q): there already is a product %s", up.Pos, up.Name, up.Name)
 		}
-		ms, err := manifest.LoadProduct(up.Dir, up.Name)
+		ms, err := manifest.LoadProductContext(ctx, up.Dir, up.Name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: product(%q): %w", up.Pos, up.Name, err)
 		}

@@ -1,12 +1,10 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"github.com/google/renameio/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
@@ -40,7 +39,8 @@ type Options struct {
 	// their entries. Without it they are refused.
 	Update bool
 
-	// Client sends the requests; nil means http.DefaultClient.
+	// Client sends the requests; nil means a client like http.DefaultClient
+	// whose redirect policy names a loop as such (never retried).
 	Client Doer
 	// Timeout bounds one try of one URL (DefaultTimeout).
 	Timeout time.Duration
@@ -118,7 +118,7 @@ func Fetch(ctx context.Context, opts Options) (*Result, error) {
 
 	f.lock = NewLock(opts.LockFile)
 	if opts.LockFile != "" {
-		if f.lock, err = ReadLock(opts.LockFile); err != nil {
+		if f.lock, err = ReadLockContext(ctx, opts.LockFile); err != nil {
 			return nil, err
 		}
 	}
@@ -164,6 +164,7 @@ func Fetch(ctx context.Context, opts Options) (*Result, error) {
 	if opts.LockFile == "" {
 		return res, nil
 	}
+	entries := map[string]LockEntry{}
 	for _, m := range res.Manifests {
 		old, ok := f.lock.Manifests[m.Key]
 		switch {
@@ -174,14 +175,12 @@ func Fetch(ctx context.Context, opts Options) (*Result, error) {
 		default:
 			continue
 		}
-		f.lock.Manifests[m.Key] = m.LockEntry
+		entries[m.Key] = m.LockEntry
 	}
-	res.Lock = f.lock
-	if cur, err := os.ReadFile(opts.LockFile); err != nil || !bytes.Equal(cur, f.lock.Marshal()) {
-		if err := f.lock.Write(); err != nil {
-			return nil, err
-		}
-		res.LockWritten = true
+	// Another run may have written the lock file since it was read: merge
+	// under its file lock rather than overwrite.
+	if res.Lock, res.LockWritten, err = Merge(ctx, opts.LockFile, entries, f.update); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -281,7 +280,7 @@ func newFetcher(o Options) (*fetcher, error) {
 		progress: f.progress,
 	}
 	if d.client == nil {
-		d.client = http.DefaultClient
+		d.client = defaultClient
 	}
 	if d.timeout <= 0 {
 		d.timeout = DefaultTimeout
@@ -370,7 +369,7 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 		Path: filepath.Join(f.cache, j.product, manifest.FileName(j.release))}
 	want, locked := f.lock.Manifests[key]
 
-	if data, err := os.ReadFile(out.Path); err == nil {
+	if data, err := inputfile.Read(ctx, out.Path, inputfile.Manifest); err == nil {
 		e := EntryFor(data)
 		if !locked || e == want {
 			if _, err := manifest.Parse(out.Path, j.product, j.release, data); err == nil {

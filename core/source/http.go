@@ -165,8 +165,35 @@ func retryable(err error) bool {
 		return se.Code >= 500 || se.Code == http.StatusTooManyRequests
 	}
 	var tl *tooLargeError
-	return !errors.As(err, &tl)
+	var re *redirectError
+	return !errors.As(err, &tl) && !errors.As(err, &re)
 }
+
+// maxRedirects bounds the redirects one try follows.
+const maxRedirects = 10
+
+// redirectError is a redirect loop, or a chain longer than maxRedirects: the
+// server will answer the same way next time, so it is not retried.
+type redirectError struct{ msg string }
+
+func (e *redirectError) Error() string { return e.msg }
+
+// checkRedirect is the default client's redirect policy: a loop is named as
+// one at once, and a long chain is cut at maxRedirects.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	for _, v := range via {
+		if v.URL.String() == req.URL.String() {
+			return &redirectError{fmt.Sprintf("redirect loop: %s redirects back to %s after %d redirect(s)", via[len(via)-1].URL, req.URL, len(via))}
+		}
+	}
+	if len(via) >= maxRedirects {
+		return &redirectError{fmt.Sprintf("stopped after %d redirects (last to %s)", len(via), req.URL)}
+	}
+	return nil
+}
+
+// defaultClient sends requests when Options.Client is nil.
+var defaultClient = &http.Client{CheckRedirect: checkRedirect}
 
 type tooLargeError struct{ limit int64 }
 
@@ -190,6 +217,14 @@ func (d *downloader) once(ctx context.Context, u string) ([]byte, error) {
 	req.Header.Set("User-Agent", "cudapkgs")
 	resp, err := d.client.Do(req)
 	if err != nil {
+		var re *redirectError
+		if errors.As(err, &re) {
+			return nil, re
+		}
+		if strings.Contains(err.Error(), "stopped after 10 redirects") {
+			// net/http's own policy, in a client the caller gave.
+			return nil, &redirectError{"stopped after 10 redirects"}
+		}
 		return nil, tryError(sctx, err)
 	}
 	defer resp.Body.Close()

@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,12 +11,17 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
+	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
+
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
+	"github.com/cudapkgs/cudapkgs/core/manifest"
 )
 
 // LockFileName is the lock file's usual name.
@@ -62,8 +68,12 @@ func NewLock(path string) *Lock { return &Lock{Path: path, Manifests: map[string
 
 // ReadLock reads a lock file. A missing file is an empty lock; a file that
 // does not parse is an error naming the file and the problem.
-func ReadLock(path string) (*Lock, error) {
-	data, err := os.ReadFile(path)
+func ReadLock(path string) (*Lock, error) { return ReadLockContext(context.Background(), path) }
+
+// ReadLockContext is ReadLock ended by ctx. The file must be a regular file
+// (or a symbolic link to one) of at most inputfile.Lock.Max bytes.
+func ReadLockContext(ctx context.Context, path string) (*Lock, error) {
+	data, err := inputfile.Read(ctx, path, inputfile.Lock)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewLock(path), nil
 	}
@@ -125,6 +135,10 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fail("invalid lock file: data after the top-level object")
 	}
+	if probs := manifest.CheckText(data); len(probs) > 0 {
+		pr := probs[0]
+		return nil, &LockError{File: file, Line: pr.Line, Col: pr.Col, Msg: "invalid lock file: " + pr.Path + ": " + pr.Msg}
+	}
 	switch {
 	case raw.Version == nil:
 		return nil, fail("no \"version\": expected \"version\": %d", LockVersion)
@@ -176,6 +190,95 @@ func (l *Lock) Write() error {
 		return fmt.Errorf("writing lock file: %w", err)
 	}
 	return nil
+}
+
+// LockMismatchError is a manifest whose bytes differ from its lock entry.
+type LockMismatchError struct {
+	File, Key, LockFile string
+	Expected, Actual    LockEntry
+}
+
+func (e *LockMismatchError) Error() string {
+	return fmt.Sprintf("%s: sha256 %s (%d bytes) does not match %s, which pins %s to sha256 %s (%d bytes): refused (the manifest changed after it was locked; fetch it again, or accept the new bytes with `cudapkgs manifests fetch --update-lock`)",
+		e.File, e.Actual.SHA256, e.Actual.Size, e.LockFile, e.Key, e.Expected.SHA256, e.Expected.Size)
+}
+
+// Check is a manifest.LoadOptions.Check: a manifest the lock lists must have
+// its sha256 and size. Manifests the lock does not list pass.
+func (l *Lock) Check(file, key string, data []byte) error {
+	want, ok := l.Manifests[key]
+	if !ok {
+		return nil
+	}
+	if got := EntryFor(data); got != want {
+		return &LockMismatchError{File: file, Key: key, LockFile: l.Path, Expected: want, Actual: got}
+	}
+	return nil
+}
+
+// MergeError is an entry that another writer of the lock file gave other
+// bytes while this one was fetching.
+type MergeError struct {
+	LockFile, Key string
+	Theirs, Ours  LockEntry
+}
+
+func (e *MergeError) Error() string {
+	return fmt.Sprintf("%s: %s was locked by another run to sha256 %s while this one fetched sha256 %s: run again, or with --update-lock to replace it", e.LockFile, e.Key, e.Theirs.SHA256, e.Ours.SHA256)
+}
+
+// Merge adds entries to the lock file at path under an exclusive file lock
+// (see FileLockPath), so that concurrent writers of one lock file lose none
+// of each other's entries: the file is read again under the lock, entries
+// are added to it (replacing those that differ only when replace is set;
+// otherwise such a difference is a *MergeError), and it is written, only
+// when its bytes change. It returns the lock as written and whether it was.
+func Merge(ctx context.Context, path string, entries map[string]LockEntry, replace bool) (*Lock, bool, error) {
+	unlock, err := lockFile(ctx, path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	cur, err := ReadLockContext(ctx, path)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(entries)) {
+		e := entries[k]
+		if old, ok := cur.Manifests[k]; ok && old != e && !replace {
+			return nil, false, &MergeError{LockFile: path, Key: k, Theirs: old, Ours: e}
+		}
+		cur.Manifests[k] = e
+	}
+	data, err := inputfile.Read(ctx, path, inputfile.Lock)
+	if err == nil && bytes.Equal(data, cur.Marshal()) {
+		return cur, false, nil
+	}
+	if err := cur.Write(); err != nil {
+		return nil, false, err
+	}
+	return cur, true, nil
+}
+
+// FileLockPath is the file that writers of the lock file at path lock:
+// .<name>.flock beside it. (The lock file itself is replaced by a rename on
+// every write, so it cannot carry the lock.)
+func FileLockPath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".flock")
+}
+
+// lockFile takes the exclusive file lock of the lock file at path, waiting
+// until ctx ends.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	fl := flock.New(FileLockPath(path))
+	ok, err := fl.TryLockContext(ctx, 25*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("locking %s for writing: %w", path, err)
+	}
+	return func() { _ = fl.Unlock() }, nil
 }
 
 // jsonKind names what JSON value a Go type reads.

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 )
 
@@ -46,6 +48,11 @@ func (e *VerifyError) Error() string {
 // It returns how many manifests matched, and a *VerifyError naming every
 // problem when there is any. Other files and hidden folders are ignored.
 func Verify(dir string, lock *Lock) (int, error) {
+	return VerifyContext(context.Background(), dir, lock)
+}
+
+// VerifyContext is Verify ended by ctx (Ctrl-C).
+func VerifyContext(ctx context.Context, dir string, lock *Lock) (int, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0, fmt.Errorf("reading manifests folder: %w", err)
@@ -74,7 +81,10 @@ func Verify(dir string, lock *Lock) (int, error) {
 			problems = append(problems, Problem{k, fmt.Sprintf("listed in %s but missing from %s", lock.Path, dir)})
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := inputfile.Read(ctx, path, inputfile.Manifest)
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("verifying %s: %w", dir, context.Cause(ctx))
+		}
 		if err != nil {
 			problems = append(problems, Problem{k, err.Error()})
 			continue

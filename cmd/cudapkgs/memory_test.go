@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cudapkgs/cudapkgs/internal/shared"
+)
+
+// The issue's reproduction through the command line: an 8 GiB list in
+// cudapkgs.star ends at once with the file and line, under the default
+// budget and under --starlark-memory.
+func TestStarlarkMemoryBudget(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "cudapkgs.star"), []byte("x = [0] * (1 << 29)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--starlark-memory", "64MiB"}} {
+		start := time.Now()
+		code, _, stderr := runCLI(t, append([]string{"eval", "--manifests", shared.Manifests(t), "--workspace", ws}, extra...)...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1\n%s", extra, code, stderr)
+		}
+		wantOutput(t, "stderr", stderr, "cudapkgs.star:1:9: memory budget exhausted: repeating a list 536870912 times would allocate 8.0 GiB", "--starlark-memory")
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%v: took %v", extra, d)
+		}
+	}
+	code, _, stderr := runCLI(t, "eval", "--manifests", shared.Manifests(t), "--workspace", ws, "--starlark-memory", "lots")
+	if code != 2 {
+		t.Errorf("bad --starlark-memory: exit %d\n%s", code, stderr)
+	}
+	wantOutput(t, "stderr", stderr, `--starlark-memory "lots": expected a positive size`)
+}
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"1GiB": 1 << 30, "512MiB": 512 << 20, "64 KiB": 64 << 10, "1000": 1000, "10B": 10} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1MiB", "1TB", "x", "99999999999GiB"} {
+		if _, err := parseByteSize(bad); err == nil {
+			t.Errorf("parseByteSize(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+)
+
+const sha = "e1636f27a142d24e73dfd831c54bbf5575b498fd5900648d7372fae46f824fdf"
+
+// manifestWith is a manifest holding a good package and the given entries.
+func manifestWith(entries string) []byte {
+	return []byte(`{"release_label": "12.4.1",
+"good": {"version": "1.0", "linux-x86_64": {"relative_path": "good/a.tar.xz", "sha256": "` + sha + `", "size": "1"}},
+` + entries + `}`)
+}
+
+func withPath(rel string) []byte {
+	return manifestWith(`"p": {"version": "1.0", "linux-x86_64": {"relative_path": "` + rel + `", "sha256": "` + sha + `", "size": "1"}}`)
+}
+
+// Every relative_path outside the grammar marks its package unusable with
+// the reason; the rest of the manifest is used.
+func TestRelativePathGrammar(t *testing.T) {
+	for _, tt := range []struct{ rel, want string }{
+		{".", `segment "." made only of dots`},
+		{"./a.tar.xz", `segment "." made only of dots`},
+		{"a/./b.tar.xz", `segment "." made only of dots`},
+		{"a/.../b.tar.xz", `segment "..." made only of dots`},
+		{"a//b.tar.xz", "empty segment"},
+		{"a/b/", "empty segment"},
+		{"%2e%2e/x", "'%' (a percent escape?)"},
+		{"a?b=1", `holds '?'`},
+		{"a#frag", `holds '#'`},
+		{`a\tb`, "control or format character U+0009"},
+		{`a\u001b[31mb`, "control or format character U+001B"},
+		{`a\"b`, `holds '"'`},
+		{"a'b", `holds '\''`},
+		{"$(id)", `holds '$'`},
+		{"a b", "holds a space"},
+		{`a\u202eb`, "control or format character U+202E"},
+		{"a\xffb", "is not valid UTF-8"},
+		{`a\ud800b`, "is not valid UTF-8"},
+	} {
+		m, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", withPath(tt.rel))
+		if err != nil {
+			t.Errorf("%q: refused the whole file: %v", tt.rel, err)
+			continue
+		}
+		p, _ := m.Package("p")
+		if p == nil || len(p.Archives) != 0 || len(p.Problems) != 1 || !strings.Contains(p.Problems[0], tt.want) {
+			t.Errorf("%q: package = %+v, want unusable with %q", tt.rel, p, tt.want)
+		}
+		if g, _ := m.Package("good"); g == nil || len(g.Archives) != 1 {
+			t.Errorf("%q: the good package was not kept", tt.rel)
+		}
+		if len(m.Warnings) == 0 || !strings.Contains(m.Warnings[len(m.Warnings)-1].Msg, `package "p" cannot be used`) {
+			t.Errorf("%q: warnings %v", tt.rel, m.Warnings)
+		}
+	}
+	for _, ok := range []string{"a/b-1.2.3_x86+cuda12~rc@x=1,2.tar.xz", "libcublas/linux-sbsa/libcublas-linux-sbsa-12.4.5.8-archive.tar.xz", "ä/ü.tar.xz"} {
+		m, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", withPath(ok))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := m.Package("p"); len(p.Problems) != 0 || p.Archives[0].RelativePath != ok {
+			t.Errorf("%q refused: %v", ok, p.Problems)
+		}
+	}
+}
+
+// A package name outside the grammar is dropped with a warning: it would
+// become a target and repository name.
+func TestPackageNameGrammar(t *testing.T) {
+	for _, name := range []string{``, `../../etc/x \" $(id)`, `a b`, `-x`, `.x`, `a/b`, `a:b`, `a\u001bb`, `é`, strings.Repeat("a", 129)} {
+		m, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", manifestWith(`"`+name+`": {"version": "1.0", "linux-x86_64": {"relative_path": "x/a.tar.xz", "sha256": "`+sha+`", "size": "1"}}`))
+		if err != nil {
+			t.Errorf("%q: %v", name, err)
+			continue
+		}
+		if len(m.Packages) != 1 || m.Packages[0].Name != "good" {
+			t.Errorf("%q: packages %+v, want only good", name, m.Packages)
+		}
+		if len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0].Msg, "dropped") {
+			t.Errorf("%q: warnings %v", name, m.Warnings)
+		}
+	}
+	for _, name := range []string{"libcublas", "cuda_nvcc", "nsight-compute", "a.b", "9lib", "LibX"} {
+		if err := CheckPackageName(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// A key given twice is refused with both positions: in a package, the
+// package is unusable; at the top level (release_label), the file.
+func TestDuplicateKeys(t *testing.T) {
+	src := "{\"release_label\": \"12.4.1\",\n" +
+		"\"good\": {\"version\": \"1.0\", \"linux-x86_64\": {\"relative_path\": \"good/a.tar.xz\", \"sha256\": \"" + sha + "\", \"size\": \"1\"}},\n" +
+		"\"p\": {\"version\": \"1.0\", \"linux-x86_64\": {\"relative_path\": \"p/a.tar.xz\",\n" +
+		"  \"sha256\": \"" + sha + "\",\n" +
+		"  \"sha256\": \"" + strings.Repeat("0", 64) + "\", \"size\": \"1\"}}}"
+	m, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.Package("p")
+	want := `$.p["linux-x86_64"].sha256: duplicate key "sha256" at 5:3, first at 4:3: expected each key once`
+	if p == nil || len(p.Problems) != 1 || p.Problems[0] != want {
+		t.Errorf("duplicate sha256: %+v\nwant %s", p, want)
+	}
+	if g, _ := m.Package("good"); g == nil || len(g.Archives) != 1 {
+		t.Error("the good package was not kept")
+	}
+
+	// Two entries for one package.
+	m, err = Parse("redistrib_12.4.1.json", "cuda", "12.4.1", manifestWith(`"good": {"version": "2.0", "linux-x86_64": {"relative_path": "g/b.tar.xz", "sha256": "`+sha+`", "size": "1"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := m.Package("good"); g == nil || len(g.Problems) != 1 || !strings.Contains(g.Problems[0], `$.good: duplicate key "good" at 3:1, first at 2:1`) {
+		t.Errorf("duplicate package: %+v", g)
+	}
+
+	_, err = Parse("redistrib_12.4.1.json", "cuda", "12.4.1", []byte("{\"release_label\": \"12.4.1\",\n\"release_label\": \"12.4.2\", \"p\": {}}"))
+	if err == nil || err.Error() != `redistrib_12.4.1.json:2:1: $.release_label: duplicate key "release_label" at 2:1, first at 1:2: expected each key once` {
+		t.Errorf("duplicate release_label: %v", err)
+	}
+	// Escapes do not hide a duplicate.
+	_, err = Parse("redistrib_12.4.1.json", "cuda", "12.4.1", []byte(`{"release_label": "12.4.1", "release_l\u0061bel": "12.4.1", "p": {}}`))
+	if err == nil || !strings.Contains(err.Error(), `duplicate key "release_label"`) {
+		t.Errorf("escaped duplicate: %v", err)
+	}
+}
+
+// What held before the grammars and must keep holding: deep nesting, a BOM,
+// a NUL and trailing data are refused with their position.
+func TestHostileJSONStillRefused(t *testing.T) {
+	deep := `{"p": ` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}`
+	for name, tt := range map[string]struct{ src, want string }{
+		"100k deep": {deep, "redistrib_12.4.1.json:1:"},
+		"BOM":       {"\xef\xbb\xbf" + good, "redistrib_12.4.1.json:1:2: invalid JSON"},
+		"NUL":       {strings.Replace(good, `"name"`, "\"na\x00me\"", 1), "redistrib_12.4.1.json:6:"},
+		"trailing":  {good + `{}`, "unexpected data after the top-level object"},
+	} {
+		_, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", []byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", name, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package source
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Two fetches with their own caches sharing one --lock: each adds its own
+// entries and neither loses the other's.
+func TestConcurrentFetchesShareTheLockFile(t *testing.T) {
+	s := newTestServer(t)
+	s.serve("nv", "cuda", "12.4.1")
+	s.serve("nv", "cudnn", "9.12.0")
+	s.serve("nv", "cutensor", "2.2.0")
+	s.set(func(s *testServer) { s.delay = 20 * time.Millisecond })
+	lock := filepath.Join(t.TempDir(), LockFileName)
+	for round := range 5 {
+		if err := os.Remove(lock); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		for i, p := range []string{"cuda", "cudnn", "cutensor"} {
+			var log syncBuffer
+			o := s.options(t, &log)
+			o.LockFile = lock
+			o.Products = []string{p}
+			o.Releases = map[string][]string{p: {map[string]string{"cuda": "12.4.1", "cudnn": "9.12.0", "cutensor": "2.2.0"}[p]}}
+			wg.Go(func() { _, errs[i] = Fetch(context.Background(), o) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		l, err := ReadLock(lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Manifests) != 3 {
+			t.Fatalf("round %d: lock has %d entries, want 3 (a writer lost another's):\n%s", round, len(l.Manifests), l.Marshal())
+		}
+	}
+}
+
+// A changed entry written by another run meanwhile is not silently replaced.
+func TestMergeConflict(t *testing.T) {
+	lock := filepath.Join(t.TempDir(), LockFileName)
+	a, b := EntryFor([]byte("a")), EntryFor([]byte("b"))
+	if _, _, err := Merge(context.Background(), lock, map[string]LockEntry{"cuda/redistrib_12.4.1.json": a}, false); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Merge(context.Background(), lock, map[string]LockEntry{"cuda/redistrib_12.4.1.json": b}, false)
+	var me *MergeError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), a.SHA256) || !strings.Contains(err.Error(), b.SHA256) {
+		t.Fatalf("conflict: %v", err)
+	}
+	if _, written, err := Merge(context.Background(), lock, map[string]LockEntry{"cuda/redistrib_12.4.1.json": b}, true); err != nil || !written {
+		t.Fatalf("replace: %v %v", written, err)
+	}
+}
+
+// A lock file or cached manifest that is a named pipe neither hangs the fetch
+// nor keeps the cache locked.
+func TestFetchSpecialFiles(t *testing.T) {
+	s := newTestServer(t)
+	s.serve("nv", "cuda", "12.4.1")
+	var log syncBuffer
+	o := s.options(t, &log)
+	o.Products = []string{"cuda"}
+	o.Releases = map[string][]string{"cuda": {"12.4.1"}}
+	if err := syscall.Mkfifo(o.LockFile, 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Fetch(context.Background(), o); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), o.LockFile+": lock file is a named pipe (FIFO), not a regular file") {
+			t.Errorf("FIFO lock file: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("fetch hangs on a FIFO lock file")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	unlock, err := LockCache(ctx, o.CacheDir, nil)
+	if err != nil {
+		t.Fatalf("cache lock still held: %v", err)
+	}
+	_ = unlock()
+
+	// A cached manifest that is a FIFO is downloaded again.
+	if err := os.Remove(o.LockFile); err != nil {
+		t.Fatal(err)
+	}
+	cached := filepath.Join(o.CacheDir, "cuda", "redistrib_12.4.1.json")
+	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(cached, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, err := Fetch(context.Background(), o); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("FIFO in the cache: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("fetch hangs on a FIFO in the cache")
+	}
+	if st, err := os.Lstat(cached); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("cached manifest not replaced: %v %v", st, err)
+	}
+}
+
+// A redirect loop is one failed try: it is not retried.
+func TestFetchRedirectLoopNotRetried(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, r.URL.Path, http.StatusFound)
+	}))
+	defer srv.Close()
+	var log syncBuffer
+	s := newTestServer(t)
+	o := s.options(t, &log)
+	o.Sources.Base = srv.URL + "/nv"
+	o.Client = nil // the default client's redirect policy
+	o.Products = []string{"cuda"}
+	o.Releases = map[string][]string{"cuda": {"12.4.1"}}
+	_, err := Fetch(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "redirect loop") || strings.Contains(err.Error(), "try 2") {
+		t.Errorf("redirect loop: %v", err)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("%d requests, want 1 (a loop is neither followed round again nor retried)", n)
+	}
+	if strings.Contains(log.String(), "retrying") {
+		t.Errorf("retried:\n%s", log.String())
+	}
+
+	// net/http's own policy, in a caller's client, is not retried either.
+	hits.Store(0)
+	o.Client = srv.Client()
+	_, err = Fetch(context.Background(), o)
+	if err == nil || strings.Contains(err.Error(), "try 2") {
+		t.Errorf("redirect chain: %v", err)
+	}
+	if n := hits.Load(); n != 10 {
+		t.Errorf("%d requests, want 10 (one try, cut after 10 redirects)", n)
+	}
+}
+
+// A lock file naming one manifest twice is refused with both positions,
+// not read with the last entry winning.
+func TestParseLockDuplicateKeys(t *testing.T) {
+	a, b := EntryFor([]byte("a")), EntryFor([]byte("b"))
+	data := []byte(`{"version": 1, "manifests": {
+  "cuda/redistrib_12.4.1.json": {"sha256": "` + a.SHA256 + `", "size": 1},
+  "cuda/redistrib_12.4.1.json": {"sha256": "` + b.SHA256 + `", "size": 1}}}`)
+	_, err := ParseLock("cudapkgs.lock", data)
+	want := `cudapkgs.lock:3:3: invalid lock file: $.manifests["cuda/redistrib_12.4.1.json"]: duplicate key "cuda/redistrib_12.4.1.json" at 3:3, first at 2:3: expected each key once`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if _, err := ParseLock("cudapkgs.lock", []byte(`{"version": 1, "version": 1, "manifests": {}}`)); err == nil {
+		t.Error("duplicate version accepted")
+	}
+}
+
+// What held before and must keep holding: an endless body and a gzip bomb
+// stop at MaxSize, are not retried, and nothing is cached.
+func TestFetchEndlessAndGzipBombStop(t *testing.T) {
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	zeros := make([]byte, 1<<20)
+	for range 100 {
+		_, _ = zw.Write(zeros)
+	}
+	_ = zw.Close()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if strings.Contains(r.URL.Path, "cudnn") {
+			w.Header().Set("Content-Encoding", "gzip")
+			_, _ = w.Write(bomb.Bytes())
+			return
+		}
+		for {
+			if _, err := w.Write(zeros); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	for _, product := range []string{"cuda", "cudnn"} {
+		hits.Store(0)
+		var log syncBuffer
+		s := newTestServer(t)
+		o := s.options(t, &log)
+		o.Sources.Base = srv.URL + "/nv"
+		o.Client = nil
+		o.Products = []string{product}
+		o.Releases = map[string][]string{product: {map[string]string{"cuda": "12.4.1", "cudnn": "9.12.0"}[product]}}
+		_, err := Fetch(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("body larger than %d bytes", MaxSize)) {
+			t.Errorf("%s: %v", product, err)
+		}
+		if n := hits.Load(); n != 1 {
+			t.Errorf("%s: %d requests, want 1", product, n)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(o.CacheDir, product)); len(ents) != 0 {
+			t.Errorf("%s: cached %v", product, ents)
+		}
+	}
+}
