@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -66,6 +67,12 @@ func setGC() {
 
 // run executes one command line and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool) int {
+	// net/http's transport writes what a misbehaving server does (a response
+	// nobody asked for on an idle connection) through the standard logger,
+	// straight to the process's stderr, between cudapkgs' own lines. Every
+	// failure that matters reaches the user as an error or a warning of its
+	// own, so the standard logger says nothing.
+	log.SetOutput(io.Discard)
 	a := &app{stdout: stdout, stderr: stderr, isTerminal: terminal}
 	return a.execute(ctx, args)
 }
