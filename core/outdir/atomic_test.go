@@ -536,6 +536,38 @@ func TestLeftovers(t *testing.T) {
 	}
 }
 
+// TestSavedDuringRun: files the user creates or saves (by rename) in --out
+// while the new tree is being built are in --out afterwards.
+func TestSavedDuringRun(t *testing.T) {
+	root := t.TempDir()
+	dir := setup(t, root)
+	saved := false
+	testHook = func(s string) {
+		if s != "swap" || saved {
+			return
+		}
+		saved = true
+		for p, c := range map[string]string{"new.txt": "new\n", "newdir/x.txt": "x\n"} {
+			os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+			os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
+		}
+		// An editor's save: a new file renamed over the old one.
+		os.WriteFile(filepath.Join(dir, "mine.tmp"), []byte("edited\n"), 0o644)
+		os.Rename(filepath.Join(dir, "mine.tmp"), filepath.Join(dir, "mine.txt"))
+	}
+	defer func() { testHook = nil }()
+	tree, stamp := trees("new")
+	if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp}); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range map[string]string{"new.txt": "new\n", "newdir/x.txt": "x\n", "mine.txt": "edited\n", "BUILD.bazel": string(gen("hub new"))} {
+		if got := read(t, filepath.Join(dir, p)); got != c {
+			t.Errorf("%s = %q, want %q", p, got, c)
+		}
+	}
+	only(t, root, "out")
+}
+
 // TestSymlinkedOut: a symlink --out stays a symlink to the folder, which
 // gets the new tree.
 func TestSymlinkedOut(t *testing.T) {

@@ -182,6 +182,34 @@ func TestMountPoint(t *testing.T) {
 	only(t, root, "out")
 }
 
+// TestMountInside: a folder inside --out is a mount point: the tree is
+// written in place (a swap would take the mount away with the old tree,
+// and removing that would go into it), and the mount's files stay.
+func TestMountInside(t *testing.T) {
+	root := t.TempDir()
+	dir := setup(t, root)
+	mnt := filepath.Join(dir, "user", "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mount(t, mnt, "1m")
+	if err := os.WriteFile(filepath.Join(mnt, "data"), []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, stamp := trees("new")
+	st, err := Write(context.Background(), dir, tree, Options{Stamp: stamp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(st.InPlace, mnt+" is a mount point") {
+		t.Errorf("InPlace = %q", st.InPlace)
+	}
+	if read(t, filepath.Join(mnt, "data")) != "data" || read(t, filepath.Join(dir, "BUILD.bazel")) != string(gen("hub new")) {
+		t.Error("not the new tree with the mount's files")
+	}
+	only(t, root, "out")
+}
+
 // TestInPlaceKill: the in-place path (the old writer, kept for mount
 // points) is not atomic: a kill midway leaves a mix, but never the old
 // stamp with it, so the next run regenerates.

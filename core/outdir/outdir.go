@@ -147,6 +147,12 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 		}
 	}()
 	todo, err := build(ctx, dir, exists, filepath.Join(work, newTree), tree, opt.Stamp, &st)
+	var em *errMount
+	if errors.As(err, &em) {
+		removeWork(work)
+		swapped = true
+		return writeInPlace(dir, tree, opt.Stamp, em.why)
+	}
 	if err != nil {
 		return Stats{}, err
 	}
@@ -179,10 +185,55 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 		removeWork(work)
 		return st, nil
 	}
+	rescue(filepath.Join(work, newTree), dir, tree)
 	if err := removeWork(work); err != nil {
 		st.Leftover = fmt.Sprintf("%s (the old tree): %v", work, err)
 	}
 	return st, nil
+}
+
+// errMount is a mount point inside dir, found while building.
+type errMount struct{ why string }
+
+func (e *errMount) Error() string { return e.why }
+
+// rescue moves back into dir the user's files that were created or
+// replaced in the old tree while this run built the new one (after it
+// linked them): anything but the tree's paths, a generated file or the
+// stamp that dir lacks, or has as another file. Errors are ignored: what
+// cannot be moved stays in the old tree, which is then removed, as if saved
+// a moment later.
+func rescue(oldTree, dir string, tree buildfile.Tree) {
+	filepath.WalkDir(oldTree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(oldTree, p)
+		if err != nil || rel == StampFile {
+			return nil
+		}
+		if _, ok := tree[filepath.ToSlash(rel)]; ok {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if gen, err := generated(p); err != nil || gen {
+				return nil
+			}
+		}
+		to := filepath.Join(dir, rel)
+		was, err := os.Lstat(p)
+		if err != nil {
+			return nil
+		}
+		if now, err := os.Lstat(to); err == nil && (os.SameFile(was, now) || !now.Mode().IsRegular() && now.Mode()&fs.ModeSymlink == 0) {
+			return nil
+		}
+		step("rescue")
+		if os.MkdirAll(filepath.Dir(to), 0o755) == nil {
+			os.Rename(p, to)
+		}
+		return nil
+	})
 }
 
 // checkPaths refuses a tree whose files cannot be written in dir: a folder
@@ -378,6 +429,13 @@ func scan(dir string, tree buildfile.Tree) (*old, error) {
 		if d.IsDir() {
 			if rel != "" && !strings.Contains(rel, "/") && strings.HasPrefix(d.Name(), workInfix) && ours(p) {
 				return fs.SkipDir // an in-place leftover that could not be removed
+			}
+			if rel != "" {
+				if why := mountPoint(p); why != "" {
+					// Hard links cannot reach it, and the old tree's
+					// removal would go into it.
+					return &errMount{why}
+				}
 			}
 			fi, err := d.Info()
 			if err != nil {
