@@ -34,10 +34,12 @@ docs/bazel.md. --local-cuda PATH uses an installed CUDA instead of downloads for
 version and platform (docs/local-cuda.md); --format buck2 writes a Buck2 cell of the
 same shape instead (docs/buck2.md).
 
-The new tree is written next to --out first; --out changes only when everything
-succeeded, and then only where files changed. Files of an earlier run that are no
-longer produced are removed: only files whose first line is
-"` + bazel.Header + `"; nothing else in --out is touched.
+The new tree is built in a folder next to --out (unchanged files and files you
+added are hard links) and swapped with --out in one rename, under a lock on the
+folder that holds --out: a run that fails or is killed leaves --out exactly as it
+was, and a second generate into the same --out waits for the first. Files of an
+earlier run that are no longer produced are left out: only files whose first line
+is "` + bazel.Header + `"; everything else in --out is kept. See docs/output.md.
 
 After a successful run --out/` + outdir.StampFile + ` records a digest of every input (the
 manifests, the configuration files, the flags, this binary) and of every file
@@ -111,19 +113,30 @@ func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, for
 			fmt.Fprintf(a.stderr, "local CUDA %s: not complete there, downloaded instead: %s\n", local.Root, strings.Join(local.Skipped, ", "))
 		}
 	}
-	st, err := outdir.Write(out, tree)
+	// An installed CUDA can change under the output (an upgrade): no
+	// stamp, so the next run reads it again. The stamp goes in with the
+	// tree, in the same swap.
+	var stamp []byte
+	if preErr == nil && e.Config.LocalCUDA() == "" {
+		if stamp, err = outdir.Stamp(pre, e.ReadInputs(), tree); err != nil {
+			// Only the fast path is lost: the next run regenerates.
+			fmt.Fprintf(a.stderr, "warning: %s: %v\n", filepath.Join(out, outdir.StampFile), err)
+			stamp = nil
+		}
+	}
+	st, err := outdir.Write(cmd.Context(), out, tree, outdir.Options{Stamp: stamp, OnWait: func(lock string) {
+		fmt.Fprintf(a.stderr, "generate: %s: waiting for another cudapkgs generate into it (lock on %s)\n", out, lock)
+	}})
 	if err != nil {
 		return false, err
 	}
 	a.noteOldSnapshot(e)
 	fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, st.Written, st.Unchanged, st.Removed)
-	// An installed CUDA can change under the output (an upgrade): no
-	// stamp, so the next run reads it again.
-	if preErr == nil && e.Config.LocalCUDA() == "" {
-		if err := outdir.WriteStamp(out, pre, e.ReadInputs(), tree); err != nil {
-			// Only the fast path is lost: the next run regenerates.
-			fmt.Fprintf(a.stderr, "warning: %s: %v\n", filepath.Join(out, outdir.StampFile), err)
-		}
+	if st.InPlace != "" {
+		fmt.Fprintf(a.stderr, "warning: %s: files replaced one by one, not all at once: %s (docs/output.md)\n", out, st.InPlace)
+	}
+	if st.Leftover != "" {
+		fmt.Fprintf(a.stderr, "warning: %s: the new tree is in place, but a temporary folder could not be removed (the next run tries again): %s\n", out, st.Leftover)
 	}
 	return false, nil
 }

@@ -1,63 +1,655 @@
 // Package outdir writes a generated tree into the output folder and keeps
 // the stamp that lets the next run skip the work when nothing changed.
 //
-// Write changes the folder only once the whole tree has been written next to
-// it, and then only where files changed; files of an earlier run that the
-// tree no longer has are removed, and only those (their first line is
-// buildfile.Header). The stamp records a digest of every input of the run
-// and the sha256 of every file written: UpToDate answers whether they all
-// still match, without running anything else.
+// Write makes a generation visible all at once or not at all: under a lock
+// on the folder that holds dir, it builds the whole new tree in a work
+// folder next to dir (hard links for unchanged files and for the user's own
+// files, new files for the rest, the stamp), then swaps the two folders with
+// one renameat2(RENAME_EXCHANGE) and removes the old tree. Files of an
+// earlier run that the tree no longer has are left out of the new tree, and
+// only those (their first line is buildfile.Header). The stamp records a
+// digest of every input of the run and the sha256 of every file written:
+// UpToDate answers whether they all still match, without running anything
+// else. docs/output.md says why, and what each part guards.
 package outdir
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/gofrs/flock"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
 
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 )
 
 // Stats count what Write did.
-type Stats struct{ Written, Unchanged, Removed int }
+type Stats struct {
+	Written, Unchanged, Removed int
+	// InPlace, when not empty, says why the files were replaced one by one
+	// in dir (each atomically, the tree as a whole not): dir is a mount
+	// point, or its file system cannot exchange two folders.
+	InPlace string
+	// Leftover, when not empty, is a temporary folder (holding the old tree)
+	// that could not be removed, and why. The new tree is in place; the next
+	// run tries again.
+	Leftover string
+}
 
-// Write makes dir hold tree. The whole tree is first written to a temporary
-// folder next to dir; dir is touched only once that succeeded, and then each
-// changed file is renamed into place (so each file is replaced atomically),
-// unchanged files are left alone, and generated files (first line
-// buildfile.Header) that the tree no longer has are removed, with the folders
-// that removal empties.
-func Write(dir string, tree buildfile.Tree) (Stats, error) {
+// Options tune Write.
+type Options struct {
+	// Stamp, when not nil, becomes dir/StampFile in the same swap as the
+	// tree (see Stamp). When nil, the new tree has no stamp.
+	Stamp []byte
+	// OnWait, when not nil, is called once when another run holds the lock
+	// on dir; Write then waits for it (or for ctx).
+	OnWait func(lock string)
+}
+
+const (
+	// workInfix names the work folders next to dir:
+	// .<base of dir>.cudapkgs-tmp-<random>.
+	workInfix = ".cudapkgs-tmp-"
+	// markerFile, inside a work folder, proves it is this tool's.
+	markerFile = ".cudapkgs-tmp"
+	// markerText starts the marker's contents.
+	markerText = "cudapkgs generate: work folder, removed by the next run into "
+	// newTree is the work folder's subfolder the new tree is built in (and
+	// the old tree ends up in after the swap).
+	newTree = "tree"
+)
+
+// testHook, when set (by tests only), is called before each step that
+// changes the file system.
+var testHook func(step string)
+
+func step(s string) {
+	if testHook != nil {
+		testHook(s)
+	}
+}
+
+// forceInPlace makes Write take the in-place path (tests only).
+var forceInPlace bool
+
+// Write makes dir hold tree (and opt.Stamp), keeping the files in dir that
+// the tool does not own: anything that is not a regular file starting with
+// the line buildfile.Header. Unchanged files keep their inode and
+// modification time. dir is changed by one rename, or not at all.
+func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (Stats, error) {
 	var st Stats
-	dir = filepath.Clean(dir)
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return st, fmt.Errorf("--out %s: not a folder", dir)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
 		return st, err
 	}
-	// Check every target path first: a folder where a file goes (or a file
-	// where a folder goes) would stop the update halfway.
-	paths := tree.Paths()
-	for _, p := range paths {
+	// A symlinked --out: write the folder it names, and keep the link.
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if dir, err = filepath.EvalSymlinks(dir); err != nil {
+			return st, err
+		}
+	}
+	if err := checkPaths(dir, tree); err != nil {
+		return st, err
+	}
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return st, err
+	}
+	unlock, err := lock(ctx, parent, opt.OnWait)
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
+	// Under the lock, from here on: another run may have changed dir while
+	// this one waited.
+	exists := false
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return st, fmt.Errorf("--out %s: not a folder", dir)
+		}
+		exists = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return st, err
+	}
+	if err := checkPaths(dir, tree); err != nil {
+		return st, err
+	}
+	removeLeftovers(parent, filepath.Base(dir))
+	if exists {
+		removeLeftovers(dir, "")
+	}
+	if why := mountPoint(dir); forceInPlace || why != "" {
+		if why == "" {
+			why = "forced"
+		}
+		return writeInPlace(dir, tree, opt.Stamp, why)
+	}
+	work, err := makeWork(parent, filepath.Base(dir), dir)
+	if err != nil {
+		return st, err
+	}
+	// Until the swap, removing the work folder undoes everything.
+	swapped := false
+	defer func() {
+		if !swapped {
+			removeWork(work)
+		}
+	}()
+	todo, err := build(ctx, dir, exists, filepath.Join(work, newTree), tree, opt.Stamp, &st)
+	var em *errMount
+	if errors.As(err, &em) {
+		removeWork(work)
+		swapped = true
+		return writeInPlace(dir, tree, opt.Stamp, em.why)
+	}
+	if err != nil {
+		return Stats{}, err
+	}
+	step("swap")
+	if exists {
+		err = unix.Renameat2(unix.AT_FDCWD, filepath.Join(work, newTree), unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE)
+	} else {
+		err = unix.Renameat2(unix.AT_FDCWD, filepath.Join(work, newTree), unix.AT_FDCWD, dir, unix.RENAME_NOREPLACE)
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP):
+		// The file system cannot exchange folders (some network and FUSE
+		// ones): the new tree is complete on the same file system, so
+		// rename its changed files into place one by one.
+		why := fmt.Sprintf("the file system of %s cannot exchange two folders (renameat2: %v)", dir, err)
+		st.InPlace = why
+		return st, replaceFiles(filepath.Join(work, newTree), dir, todo, tree, opt.Stamp, &st)
+	case errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EBUSY):
+		// A mount point that mountPoint did not see: start again in place.
+		removeWork(work)
+		swapped = true
+		return writeInPlace(dir, tree, opt.Stamp, fmt.Sprintf("%s is a mount point (renameat2: %v)", dir, err))
+	default:
+		return Stats{}, fmt.Errorf("replacing %s with the new tree: %w", dir, err)
+	}
+	swapped = true
+	if !exists {
+		// The work folder is empty but for its marker.
+		removeWork(work)
+		return st, nil
+	}
+	rescue(filepath.Join(work, newTree), dir, tree)
+	if err := removeWork(work); err != nil {
+		st.Leftover = fmt.Sprintf("%s (the old tree): %v", work, err)
+	}
+	return st, nil
+}
+
+// errMount is a mount point inside dir, found while building.
+type errMount struct{ why string }
+
+func (e *errMount) Error() string { return e.why }
+
+// rescue moves back into dir the user's files that were created or
+// replaced in the old tree while this run built the new one (after it
+// linked them): anything but the tree's paths, a generated file or the
+// stamp that dir lacks, or has as another file. Errors are ignored: what
+// cannot be moved stays in the old tree, which is then removed, as if saved
+// a moment later.
+func rescue(oldTree, dir string, tree buildfile.Tree) {
+	filepath.WalkDir(oldTree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(oldTree, p)
+		if err != nil || rel == StampFile {
+			return nil
+		}
+		if _, ok := tree[filepath.ToSlash(rel)]; ok {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if gen, err := generated(p); err != nil || gen {
+				return nil
+			}
+		}
+		to := filepath.Join(dir, rel)
+		was, err := os.Lstat(p)
+		if err != nil {
+			return nil
+		}
+		if now, err := os.Lstat(to); err == nil && (os.SameFile(was, now) || !now.Mode().IsRegular() && now.Mode()&fs.ModeSymlink == 0) {
+			return nil
+		}
+		step("rescue")
+		if os.MkdirAll(filepath.Dir(to), 0o755) == nil {
+			os.Rename(p, to)
+		}
+		return nil
+	})
+}
+
+// checkPaths refuses a tree whose files cannot be written in dir: a folder
+// where a file goes, or a file where a folder goes.
+func checkPaths(dir string, tree buildfile.Tree) error {
+	for _, p := range tree.Paths() {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		for d := filepath.Dir(full); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
 			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
-				return st, fmt.Errorf("cannot write %s: %s is not a folder", full, d)
+				return fmt.Errorf("cannot write %s: %s is not a folder", full, d)
 			}
 		}
 		if fi, err := os.Lstat(full); err == nil && !fi.Mode().IsRegular() {
-			return st, fmt.Errorf("cannot write %s: it exists and is not a regular file", full)
+			return fmt.Errorf("cannot write %s: it exists and is not a regular file", full)
 		}
 	}
+	p := filepath.Join(dir, StampFile)
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("cannot write %s: it exists and is not a regular file", p)
+	}
+	return nil
+}
+
+// lock takes an exclusive flock on the folder that holds dir (which, unlike
+// dir, keeps its inode across the swap, and exists on the first run too).
+func lock(ctx context.Context, parent string, onWait func(string)) (func(), error) {
+	fl := flock.New(parent, flock.SetFlag(os.O_RDONLY))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", parent, err)
+	}
+	if !ok {
+		if onWait != nil {
+			onWait(parent)
+		}
+		if _, err := fl.TryLockContext(ctx, 50*time.Millisecond); err != nil {
+			fl.Close()
+			return nil, fmt.Errorf("waiting for the lock on %s: %w", parent, err)
+		}
+	}
+	return func() { fl.Close() }, nil
+}
+
+// mountPoint says why dir cannot be exchanged with a folder next to it
+// (it is the root of a mount), or "".
+func mountPoint(dir string) string {
+	var sx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, dir, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS, &sx); err != nil {
+		return ""
+	}
+	if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+		if sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+			return dir + " is a mount point"
+		}
+		return ""
+	}
+	var px unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, filepath.Dir(dir), 0, unix.STATX_BASIC_STATS, &px); err != nil {
+		return ""
+	}
+	if px.Dev_major != sx.Dev_major || px.Dev_minor != sx.Dev_minor {
+		return dir + " is a mount point"
+	}
+	return ""
+}
+
+// workName is the start of the names of work folders for dir's base name
+// base next to dir (.<base>.cudapkgs-tmp-), or inside dir (base "":
+// .cudapkgs-tmp-).
+func workName(base string) string {
+	if base == "" {
+		return workInfix
+	}
+	return "." + base + workInfix
+}
+
+// makeWork creates an empty work folder in parent, named for base (see
+// workName), with its marker.
+func makeWork(parent, base, dir string) (string, error) {
+	step("mkdir work")
+	work, err := os.MkdirTemp(parent, workName(base)+"*")
+	if err != nil {
+		return "", err
+	}
+	step("marker")
+	if err := os.WriteFile(filepath.Join(work, markerFile), []byte(markerText+dir+"\n"), 0o644); err != nil {
+		os.Remove(filepath.Join(work, markerFile))
+		os.Remove(work)
+		return "", err
+	}
+	return work, nil
+}
+
+// ours reports whether p is one of this tool's work folders: a real folder
+// holding the marker. A run killed while writing the marker leaves it
+// short: a short marker counts when it is all the folder holds (removing
+// that loses nothing), and so does an empty folder (see removeLeftovers).
+func ours(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	f, err := os.Open(filepath.Join(p, markerFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	b := make([]byte, len(markerText))
+	n, err := io.ReadFull(f, b)
+	if err == nil {
+		return string(b) == markerText
+	}
+	if !strings.HasPrefix(markerText, string(b[:n])) {
+		return false
+	}
+	entries, err := os.ReadDir(p)
+	return err == nil && len(entries) == 1
+}
+
+// removeLeftovers removes the work folders that killed runs left in dir:
+// those named .<base>.cudapkgs-tmp-* (base "": named .cudapkgs-tmp-*, the
+// in-place path's, inside --out) that hold the marker, and empty ones of
+// that name. Anything else is left alone. Errors are ignored: the folders
+// are out of the way, and the next run tries again.
+func removeLeftovers(dir, base string) {
+	prefix := workName(base)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if ours(p) {
+			removeWork(p)
+		} else {
+			os.Remove(p) // only if empty
+		}
+	}
+}
+
+// removeWork removes a work folder, its marker last, so that a run killed
+// while removing it leaves a folder the next run still recognises.
+func removeWork(work string) error {
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == markerFile {
+			continue
+		}
+		step("remove old")
+		if err := os.RemoveAll(filepath.Join(work, e.Name())); err != nil {
+			return err
+		}
+	}
+	step("remove marker")
+	if err := os.Remove(filepath.Join(work, markerFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Remove(work)
+}
+
+// old is what build finds in dir.
+type old struct {
+	dirs  map[string]fs.FileMode // every folder, by slash path ("" is dir)
+	empty []string               // folders with nothing in them
+	keep  []string               // non-folders that stay: the user's and unchanged ones
+	stale int                    // generated files the tree no longer has
+}
+
+// scan walks dir (when it exists) and sorts its contents.
+func scan(dir string, tree buildfile.Tree) (*old, error) {
+	o := &old{dirs: map[string]fs.FileMode{}}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		if d.IsDir() {
+			if rel != "" && !strings.Contains(rel, "/") && strings.HasPrefix(d.Name(), workInfix) && ours(p) {
+				return fs.SkipDir // an in-place leftover that could not be removed
+			}
+			if rel != "" {
+				if why := mountPoint(p); why != "" {
+					// Hard links cannot reach it, and the old tree's
+					// removal would go into it.
+					return &errMount{why}
+				}
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			o.dirs[rel] = fi.Mode().Perm()
+			if f, err := os.Open(p); err == nil {
+				_, rerr := f.Readdirnames(1)
+				f.Close()
+				if rerr == io.EOF && rel != "" {
+					o.empty = append(o.empty, rel)
+				}
+			}
+			return nil
+		}
+		if rel == StampFile {
+			return nil
+		}
+		if _, ok := tree[rel]; ok {
+			return nil // compared below
+		}
+		if d.Type().IsRegular() {
+			gen, err := generated(p)
+			if err != nil {
+				return err
+			}
+			if gen {
+				o.stale++
+				return nil
+			}
+		}
+		o.keep = append(o.keep, rel)
+		return nil
+	})
+	return o, err
+}
+
+// build makes at root the new tree: tree's files (hard links to dir's when
+// the bytes are the same), the user's files from dir (hard links), its
+// empty folders, and the stamp. It returns the tree's paths that changed.
+func build(ctx context.Context, dir string, exists bool, root string, tree buildfile.Tree, stamp []byte, st *Stats) ([]string, error) {
+	o := &old{dirs: map[string]fs.FileMode{}}
+	if exists {
+		var err error
+		if o, err = scan(dir, tree); err != nil {
+			return nil, err
+		}
+	}
+	st.Removed = o.stale
 	// Which files change: compare with what is there, in parallel (most
 	// regenerations change few files, and opening a file is the slow part).
+	paths := tree.Paths()
+	changed := make([]bool, len(paths))
+	var g errgroup.Group
+	g.SetLimit(8)
+	if exists {
+		for i, p := range paths {
+			g.Go(func() error {
+				old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+				changed[i] = err != nil || !bytes.Equal(old, tree[p])
+				return nil
+			})
+		}
+		_ = g.Wait()
+	} else {
+		for i := range changed {
+			changed[i] = true
+		}
+	}
+	var todo, link []string
+	for i, p := range paths {
+		if changed[i] {
+			todo = append(todo, p)
+			st.Written++
+		} else {
+			link = append(link, p)
+			st.Unchanged++
+		}
+	}
+	link = append(link, o.keep...)
+	// Folders first, parents before children, with the modes they had.
+	need := map[string]bool{}
+	add := func(d string) {
+		for ; d != "" && !need[d]; d = pathDir(d) {
+			need[d] = true
+		}
+	}
+	for _, p := range todo {
+		add(pathDir(p))
+	}
+	for _, p := range link {
+		add(pathDir(p))
+	}
+	for _, d := range o.empty {
+		add(d)
+	}
+	dirs := make([]string, 0, len(need))
+	for d := range need {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	mode := func(d string) fs.FileMode {
+		if m, ok := o.dirs[d]; ok {
+			return m
+		}
+		return 0o755
+	}
+	step("mkdir")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(root, mode("")); err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		step("mkdir")
+		p := filepath.Join(root, filepath.FromSlash(d))
+		if err := os.Mkdir(p, 0o755); err != nil {
+			return nil, err
+		}
+		if m := mode(d); m != 0o755 {
+			if err := os.Chmod(p, m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Then the files. Steps run in order when a test hook is set, so that
+	// a test can stop the run at a chosen one.
+	if testHook != nil {
+		g.SetLimit(1)
+	}
+	for _, p := range link {
+		g.Go(func() error {
+			step("link")
+			return linkOrCopy(filepath.Join(dir, filepath.FromSlash(p)), filepath.Join(root, filepath.FromSlash(p)))
+		})
+	}
+	for _, p := range todo {
+		g.Go(func() error {
+			step("write")
+			return os.WriteFile(filepath.Join(root, filepath.FromSlash(p)), tree[p], 0o644)
+		})
+	}
+	if stamp != nil {
+		g.Go(func() error {
+			step("stamp")
+			return os.WriteFile(filepath.Join(root, StampFile), stamp, 0o644)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return todo, ctx.Err()
+}
+
+// pathDir is path.Dir for slash paths relative to the tree, "" for the top.
+func pathDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// linkOrCopy hard-links from to to (the same inode: same bytes, mode and
+// modification time); where the file system refuses (an immutable file,
+// protected hard links), it copies the file with its mode and times, or the
+// symlink.
+func linkOrCopy(from, to string) error {
+	err := os.Link(from, to)
+	if err == nil {
+		return nil
+	}
+	fi, serr := os.Lstat(from)
+	if serr != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, rerr := os.Readlink(from)
+		if rerr != nil {
+			return err
+		}
+		return os.Symlink(target, to)
+	case fi.Mode().IsRegular():
+		b, rerr := os.ReadFile(from)
+		if rerr != nil {
+			return err
+		}
+		if werr := os.WriteFile(to, b, fi.Mode().Perm()); werr != nil {
+			return werr
+		}
+		if cerr := os.Chmod(to, fi.Mode().Perm()); cerr != nil {
+			return cerr
+		}
+		return os.Chtimes(to, fi.ModTime(), fi.ModTime())
+	}
+	return fmt.Errorf("keeping %s in the new tree: %w", from, err)
+}
+
+// writeInPlace is the path for a dir that cannot be swapped (a mount
+// point): the changed files are written to a work folder inside dir and
+// renamed into place one by one (each file changes atomically, the tree
+// does not), after the old stamp is removed so that a run killed midway
+// leaves no stamp and the next run regenerates.
+func writeInPlace(dir string, tree buildfile.Tree, stamp []byte, why string) (Stats, error) {
+	st := Stats{InPlace: why}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return st, err
+	}
+	paths := tree.Paths()
 	changed := make([]bool, len(paths))
 	var g errgroup.Group
 	g.SetLimit(8)
@@ -77,44 +669,57 @@ func Write(dir string, tree buildfile.Tree) (Stats, error) {
 			st.Unchanged++
 		}
 	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return st, err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".cudapkgs-*")
+	work, err := makeWork(dir, "", dir)
 	if err != nil {
 		return st, err
 	}
-	defer os.RemoveAll(tmp)
-	// Write every changed file aside first; only when all are written does
-	// dir change, one rename per file.
-	if err := makeDirs(tmp, todo); err != nil {
+	defer removeWork(work)
+	if err := makeDirs(work, todo); err != nil {
 		return st, err
+	}
+	if testHook != nil {
+		g.SetLimit(1)
 	}
 	for _, p := range todo {
 		g.Go(func() error {
-			return os.WriteFile(filepath.Join(tmp, filepath.FromSlash(p)), tree[p], 0o644)
+			step("write")
+			return os.WriteFile(filepath.Join(work, filepath.FromSlash(p)), tree[p], 0o644)
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return st, err
 	}
-	if err := makeDirs(dir, todo); err != nil {
-		return st, err
+	return st, replaceFiles(work, dir, todo, tree, stamp, &st)
+}
+
+// replaceFiles renames the files todo from stage into dir, removes the
+// stale generated files and the folders that removal empties, and puts the
+// stamp in place last.
+func replaceFiles(stage, dir string, todo []string, tree buildfile.Tree, stamp []byte, st *Stats) error {
+	step("remove stamp")
+	if err := os.Remove(filepath.Join(dir, StampFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
+	if err := makeDirs(dir, todo); err != nil {
+		return err
+	}
+	st.Written = 0
 	for _, p := range todo {
-		if err := os.Rename(filepath.Join(tmp, filepath.FromSlash(p)), filepath.Join(dir, filepath.FromSlash(p))); err != nil {
-			return st, err
+		step("rename")
+		if err := os.Rename(filepath.Join(stage, filepath.FromSlash(p)), filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			return err
 		}
 		st.Written++
 	}
 	stale, err := staleFiles(dir, tree)
 	if err != nil {
-		return st, err
+		return err
 	}
+	st.Removed = 0
 	for _, p := range stale {
+		step("remove")
 		if err := os.Remove(p); err != nil {
-			return st, err
+			return err
 		}
 		st.Removed++
 		// Remove folders the removal emptied, up to dir.
@@ -124,7 +729,15 @@ func Write(dir string, tree buildfile.Tree) (Stats, error) {
 			}
 		}
 	}
-	return st, nil
+	if stamp == nil {
+		return nil
+	}
+	step("stamp")
+	tmp := filepath.Join(stage, StampFile)
+	if err := os.WriteFile(tmp, stamp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, StampFile))
 }
 
 // makeDirs creates, under root, the folders the paths need, each once.
@@ -144,13 +757,16 @@ func makeDirs(root string, paths []string) error {
 }
 
 // staleFiles are the regular files under dir that the tree does not have
-// and whose first line is buildfile.Header, deepest first. The stamp is
-// never stale: each successful run rewrites it.
+// and whose first line is buildfile.Header, deepest first, leaving out the
+// stamp and this tool's work folders.
 func staleFiles(dir string, tree buildfile.Tree) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && filepath.Dir(p) == dir && strings.HasPrefix(d.Name(), workInfix) && ours(p) {
+			return fs.SkipDir
 		}
 		if !d.Type().IsRegular() {
 			return nil

@@ -1,10 +1,12 @@
 package outdir
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 )
@@ -23,7 +25,7 @@ func read(t *testing.T, p string) string {
 func TestWrite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	first := buildfile.Tree{"BUILD.bazel": gen("a"), "repos/x.BUILD": gen("x"), "repos/old/y.BUILD": gen("y")}
-	st, err := Write(dir, first)
+	st, err := Write(context.Background(), dir, first, Options{})
 	if err != nil || st != (Stats{Written: 3}) {
 		t.Fatalf("first write: %+v, %v", st, err)
 	}
@@ -32,8 +34,13 @@ func TestWrite(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(filepath.Join(dir, "BUILD.bazel"), past, past); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(filepath.Join(dir, "BUILD.bazel"))
 	second := buildfile.Tree{"BUILD.bazel": gen("a"), "repos/x.BUILD": gen("x2")}
-	st, err = Write(dir, second)
+	st, err = Write(context.Background(), dir, second, Options{})
 	if err != nil || st != (Stats{Written: 1, Unchanged: 1, Removed: 1}) {
 		t.Fatalf("second write: %+v, %v", st, err)
 	}
@@ -42,6 +49,9 @@ func TestWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "repos/old")); !os.IsNotExist(err) {
 		t.Errorf("the emptied folder repos/old is still there: %v", err)
+	}
+	if after, err := os.Stat(filepath.Join(dir, "BUILD.bazel")); err != nil || !after.ModTime().Equal(past) || !os.SameFile(before, after) {
+		t.Errorf("the unchanged BUILD.bazel was replaced: %v", err)
 	}
 	if read(t, filepath.Join(dir, "mine.txt")) != "mine\n" {
 		t.Error("the user's file changed")
@@ -73,7 +83,7 @@ func TestWriteRefusesBeforeTouching(t *testing.T) {
 			if err := tc.setup(dir); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Write(dir, buildfile.Tree{"BUILD.bazel": gen("a"), "repos/x.BUILD": gen("x")})
+			_, err := Write(context.Background(), dir, buildfile.Tree{"BUILD.bazel": gen("a"), "repos/x.BUILD": gen("x")}, Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error with %q", err, tc.want)
 			}
@@ -110,10 +120,11 @@ func TestStamp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Write(dir, tree); err != nil {
+		b, err := Stamp(pre, after, tree)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteStamp(dir, pre, after, tree); err != nil {
+		if _, err := Write(context.Background(), dir, tree, Options{Stamp: b}); err != nil {
 			t.Fatal(err)
 		}
 		if !UpToDate(dir, pre) {
@@ -150,7 +161,9 @@ func TestStamp(t *testing.T) {
 	}
 	// The stamp is never removed as a stale generated file.
 	stamp(t)
-	if _, err := Write(dir, tree); err != nil {
+	pre, _ := Digest(before)
+	b, _ := Stamp(pre, after, tree)
+	if _, err := Write(context.Background(), dir, tree, Options{Stamp: b}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, StampFile)); err != nil {

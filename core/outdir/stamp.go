@@ -147,14 +147,15 @@ func hashFile(h hash.Hash, p string) error {
 	return nil
 }
 
-// WriteStamp records, in dir, the key of the run's inputs (the Digest of
-// those known before it, and the inputs found during it, which it lists so
-// that UpToDate can hash them again) and the sha256 of every file of the
-// tree. It is written next to its final place and renamed: whole or absent.
-func WriteStamp(dir string, before []byte, after Inputs, tree buildfile.Tree) error {
+// Stamp is the stamp for Options.Stamp: the key of the run's inputs (the
+// Digest of those known before it, and the inputs found during it, which it
+// lists so that UpToDate can hash them again) and the sha256 of every file
+// of the tree. Write puts it in place in the same swap as the tree, so that
+// a stamp is never seen with another run's files.
+func Stamp(before []byte, after Inputs, tree buildfile.Tree) ([]byte, error) {
 	k, err := key(before, after)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n%s\n", buildfile.Header, stampComment)
@@ -170,19 +171,7 @@ func WriteStamp(dir string, before []byte, after Inputs, tree buildfile.Tree) er
 		sum := sha256.Sum256(tree[p])
 		fmt.Fprintf(&b, "out %s %s\n", hex.EncodeToString(sum[:]), strconv.Quote(p))
 	}
-	tmp, err := os.CreateTemp(dir, StampFile+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, StampFile))
+	return b.Bytes(), nil
 }
 
 const stampComment = "# " + stampVersion + ": the inputs and outputs of the last run; while they match, generate does nothing (--force: regenerate)."

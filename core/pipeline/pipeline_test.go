@@ -81,7 +81,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	if _, err := outdir.Write(filepath.Join(out, "cuda"), tree); err != nil {
+	if _, err := outdir.Write(ctx, filepath.Join(out, "cuda"), tree, outdir.Options{}); err != nil {
 		panic(err)
 	}
 	fmt.Println("toolkit:", run.Toolkit.Product, "compiler:", run.Toolkit.Toolchain.Compiler)
