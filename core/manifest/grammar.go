@@ -97,40 +97,55 @@ type textProblem struct {
 // last) and strings that are not valid UTF-8 (the decoder replaces them with
 // U+FFFD), raw or through escaped lone surrogates.
 func scanText(data []byte) []textProblem {
+	// Manifests are read on every run, so the scan allocates only for
+	// what it reports: keys are kept as slices of data (decoded only when
+	// escaped), an array's index and a value's text are looked at only when
+	// something is wrong, and an object's keys are few enough to search.
+	type keyAt struct {
+		key []byte
+		off int
+	}
 	type frame struct {
 		obj       bool
 		expectKey bool
-		key       string
+		key       []byte
 		idx       int
-		seen      map[string]int
+		seen      []keyAt
 	}
-	var stack []*frame
+	var stack []frame
 	var probs []textProblem
 	path := func() []string {
 		keys := make([]string, len(stack))
 		for i, f := range stack {
-			keys[i] = f.key
+			if f.obj {
+				keys[i] = string(f.key)
+			} else {
+				keys[i] = "[" + strconv.Itoa(f.idx) + "]"
+			}
 		}
 		return keys
 	}
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
-		case '{':
-			stack = append(stack, &frame{obj: true, expectKey: true})
-		case '[':
-			stack = append(stack, &frame{key: "[0]"})
+		case '{', '[':
+			// A popped frame's key list is reused by the next object at
+			// its depth.
+			var seen []keyAt
+			if n := len(stack); n < cap(stack) {
+				seen = stack[:n+1][n].seen[:0]
+			}
+			stack = append(stack, frame{obj: data[i] == '{', expectKey: data[i] == '{', seen: seen})
 		case '}', ']':
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
 		case ',':
 			if n := len(stack); n > 0 {
-				f := stack[n-1]
+				f := &stack[n-1]
 				if f.obj {
 					f.expectKey = true
 				} else {
 					f.idx++
-					f.key = "[" + strconv.Itoa(f.idx) + "]"
 				}
 			}
 		case '"':
@@ -141,26 +156,42 @@ func scanText(data []byte) []textProblem {
 				}
 			}
 			raw := data[start+1 : min(i, len(data))]
-			s, bad := decodeString(raw)
 			n := len(stack)
-			if n > 0 && stack[n-1].obj && stack[n-1].expectKey {
-				f := stack[n-1]
-				f.key, f.expectKey = s, false
+			isKey := n > 0 && stack[n-1].obj && stack[n-1].expectKey
+			plain := bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)
+			if !isKey && plain {
+				continue
+			}
+			key, bad := raw, false
+			if !plain {
+				var s string
+				s, bad = decodeString(raw)
+				key = []byte(s)
+			}
+			if !isKey {
 				if bad {
-					probs = append(probs, textProblem{path(), start, fmt.Sprintf("key %q is not valid UTF-8", s)})
+					probs = append(probs, textProblem{path(), start, fmt.Sprintf("string %s is not valid UTF-8", truncate(strconv.Quote(string(key)), 60))})
 				}
-				if first, dup := f.seen[s]; dup {
-					l1, c1 := lineCol(data, first)
-					l2, c2 := lineCol(data, start)
-					probs = append(probs, textProblem{path(), start, fmt.Sprintf("duplicate key %q at %d:%d, first at %d:%d: expected each key once", s, l2, c2, l1, c1)})
-				} else {
-					if f.seen == nil {
-						f.seen = map[string]int{}
-					}
-					f.seen[s] = start
+				continue
+			}
+			f := &stack[n-1]
+			f.key, f.expectKey = key, false
+			if bad {
+				probs = append(probs, textProblem{path(), start, fmt.Sprintf("key %q is not valid UTF-8", key)})
+			}
+			first := -1
+			for _, k := range f.seen {
+				if bytes.Equal(k.key, key) {
+					first = k.off
+					break
 				}
-			} else if bad {
-				probs = append(probs, textProblem{path(), start, fmt.Sprintf("string %s is not valid UTF-8", truncate(strconv.Quote(s), 60))})
+			}
+			if first >= 0 {
+				l1, c1 := lineCol(data, first)
+				l2, c2 := lineCol(data, start)
+				probs = append(probs, textProblem{path(), start, fmt.Sprintf("duplicate key %q at %d:%d, first at %d:%d: expected each key once", key, l2, c2, l1, c1)})
+			} else {
+				f.seen = append(f.seen, keyAt{key, start})
 			}
 		}
 	}
