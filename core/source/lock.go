@@ -139,6 +139,9 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 		pr := probs[0]
 		return nil, &LockError{File: file, Line: pr.Line, Col: pr.Col, Msg: "invalid lock file: " + pr.Path + ": " + pr.Msg}
 	}
+	if err := checkLockFields(data); err != nil {
+		return nil, fail("invalid lock file: %v", err)
+	}
 	switch {
 	case raw.Version == nil:
 		return nil, fail("no \"version\": expected \"version\": %d", LockVersion)
@@ -166,6 +169,35 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 		l.Manifests[k] = LockEntry{SHA256: *e.SHA256, Size: *e.Size}
 	}
 	return l, nil
+}
+
+// checkLockFields refuses field names other than those of the format, as
+// written: encoding/json matches them ignoring case, so "SHA256" would fill
+// sha256 and, beside a "sha256", the last of the two would win unseen.
+func checkLockFields(data []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		if k != "version" && k != "manifests" {
+			return fmt.Errorf("unknown field %q: expected \"version\" and \"manifests\" (field names are case-sensitive)", k)
+		}
+	}
+	var entries map[string]map[string]json.RawMessage
+	if raw, ok := top["manifests"]; ok {
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			return err
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(entries)) {
+		for _, k := range slices.Sorted(maps.Keys(entries[key])) {
+			if k != "sha256" && k != "size" {
+				return fmt.Errorf("manifests[%q]: unknown field %q: expected \"sha256\" and \"size\" (field names are case-sensitive)", key, k)
+			}
+		}
+	}
+	return nil
 }
 
 // Marshal returns the lock file's bytes.

@@ -143,6 +143,9 @@ func TestParseLockErrors(t *testing.T) {
 		{"no sha", `{"version": 1, "manifests": {"cuda/redistrib_1.json": {"size": 1}}}`, `manifests["cuda/redistrib_1.json"]: no "sha256"`},
 		{"no size", `{"version": 1, "manifests": {"cuda/redistrib_1.json": {"sha256": "` + sha + `"}}}`, `no "size"`},
 		{"zero size", `{"version": 1, "manifests": {"cuda/redistrib_1.json": {"sha256": "` + sha + `", "size": 0}}}`, `.size: 0 is not a positive byte count`},
+		// encoding/json matches field names ignoring case: found by FuzzParseLock.
+		{"field in another case", `{"version":1,"mAnifests":{}}`, `unknown field "mAnifests": expected "version" and "manifests" (field names are case-sensitive)`},
+		{"sha256 twice in two cases", `{"version": 1, "manifests": {"cuda/redistrib_1.json": {"sha256": "` + sha + `", "SHA256": "` + strings.Repeat("1", 64) + `", "size": 1}}}`, `manifests["cuda/redistrib_1.json"]: unknown field "SHA256"`},
 		{"unknown entry field", `{"version": 1, "manifests": {"cuda/redistrib_1.json": {"sha256": "` + sha + `", "size": 1, "md5": ""}}}`, `unknown field "md5"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

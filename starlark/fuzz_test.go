@@ -1,0 +1,101 @@
+package starlark
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Budgets for fuzzing: small, so that every input ends quickly.
+const (
+	fuzzSteps  = 20_000
+	fuzzMemory = 8 << 20
+	// fuzzMaxTime is how long one evaluation may take before the budgets
+	// count as not having stopped it; generous, for a loaded machine.
+	fuzzMaxTime = 10 * time.Second
+)
+
+var codeBlock = regexp.MustCompile("(?s)```python\n(.*?)```")
+
+// starSeeds are the configurations of docs/starlark.md and starlark/testdata.
+func starSeeds(f *testing.F) {
+	if doc, err := os.ReadFile(filepath.Join("..", "docs", "starlark.md")); err == nil {
+		for _, m := range codeBlock.FindAllSubmatch(doc, -1) {
+			f.Add(string(m[1]), "")
+		}
+	}
+	policy, _ := os.ReadFile(filepath.Join("testdata", "ws", "tools", "cuda", "policy.star"))
+	_ = filepath.WalkDir("testdata", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".star") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		main := string(data)
+		f.Add(main, "")
+		if strings.Contains(main, "//tools/cuda:policy.star") {
+			f.Add(strings.ReplaceAll(main, "//tools/cuda:policy.star", "lib.star"), string(policy))
+		}
+		return nil
+	})
+	f.Add(`load("lib.star", "X")`+"\ncuda_versions(X)\n", `X = ["12.4"]`)
+	f.Add("x = [0] * (1 << 29)\n", "")
+	f.Add("def f():\n    for i in range(1 << 40):\n        pass\nf()\n", "")
+	f.Add("s = \"a\"\nfor i in range(64):\n    s += s\n", "")
+	f.Add("l = []\nfor i in range(1 << 30):\n    l.append([i])\n", "")
+}
+
+// FuzzEvalConfig evaluates a configuration (cudapkgs.star, which may load
+// lib.star) under small step and memory budgets: it must end, with an error
+// or not, without a panic and quickly.
+func FuzzEvalConfig(f *testing.F) {
+	starSeeds(f)
+	ws, err := os.MkdirTemp("", "fuzz-star-")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { os.RemoveAll(ws) })
+	in, err := NewInterp(ws)
+	if err != nil {
+		f.Fatal(err)
+	}
+	in.MaxSteps = fuzzSteps
+	in.MaxMemory = fuzzMemory
+	main, lib := filepath.Join(ws, DefaultConfigFile), filepath.Join(ws, "lib.star")
+	f.Fuzz(func(t *testing.T, mainSrc, libSrc string) {
+		if err := os.WriteFile(main, []byte(mainSrc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(lib, []byte(libSrc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeoutCause(context.Background(), 3*fuzzMaxTime, errFuzzTimeout)
+		defer cancel()
+		start := time.Now()
+		file, err := in.EvalConfig(ctx, main)
+		if took := time.Since(start); took > fuzzMaxTime || ctx.Err() != nil {
+			t.Fatalf("evaluation took %v (error %v): the budgets did not stop it", took, err)
+		}
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		// What was accepted can be read without a panic.
+		_ = file.Options()
+		_ = file.Name()
+	})
+}
+
+var errFuzzTimeout = fuzzTimeoutError{}
+
+type fuzzTimeoutError struct{}
+
+func (fuzzTimeoutError) Error() string { return "fuzz: evaluation ran past the deadline" }
