@@ -695,6 +695,11 @@ def _program(rule_fn, name, srcs, hdrs, deps, cuda_copts, capabilities, cuda_att
             visibility = ["//visibility:private"],
         )
         all_deps.append(":" + name + "_dlink")
+
+    # The program's C and C++ sources get these as well.
+    for attr in ["defines", "local_defines", "includes"]:
+        if cuda_attrs[attr]:
+            kwargs[attr] = cuda_attrs[attr]
     rule_fn(name = name, srcs = other, deps = all_deps, **kwargs)
 
 def cuda_binary(name, srcs = [], hdrs = [], deps = [], cuda_copts = [], capabilities = [], rdc = False, defines = [], local_defines = [], includes = [], host_copts = [], ptxasopts = [], **kwargs):
@@ -711,9 +716,9 @@ def cuda_binary(name, srcs = [], hdrs = [], deps = [], cuda_copts = [], capabili
       cuda_copts: extra nvcc (or clang) options.
       capabilities: GPU capabilities, overriding --@cuda//:capabilities.
       rdc: compile the .cu sources as relocatable device code.
-      defines: cuda_library's defines.
-      local_defines: cuda_library's local_defines.
-      includes: cuda_library's includes.
+      defines: defines of the cuda_library and the cc_binary.
+      local_defines: local_defines of both.
+      includes: includes of both.
       host_copts: cuda_library's host_copts.
       ptxasopts: cuda_library's ptxasopts.
       **kwargs: passed to cc_binary.
@@ -735,9 +740,9 @@ def cuda_test(name, srcs = [], hdrs = [], deps = [], cuda_copts = [], capabiliti
       cuda_copts: extra nvcc (or clang) options.
       capabilities: GPU capabilities, overriding --@cuda//:capabilities.
       rdc: compile the .cu sources as relocatable device code.
-      defines: cuda_library's defines.
-      local_defines: cuda_library's local_defines.
-      includes: cuda_library's includes.
+      defines: defines of the cuda_library and the cc_test.
+      local_defines: local_defines of both.
+      includes: includes of both.
       host_copts: cuda_library's host_copts.
       ptxasopts: cuda_library's ptxasopts.
       **kwargs: passed to cc_test.
