@@ -319,7 +319,7 @@ def _compile(ctx):
     # nvcc's host compiler: --@cuda//:host_compiler, else the newest one within nvcc's range found on this
     # machine, else the C++ toolchain's. clang: --@cuda//:clang, else the C++ toolchain's compiler.
     # The check action fails with the range (nvcc) or the clang table (clang).
-    check = ctx.actions.declare_file("_cuda/%s/compiler_check" % ctx.label.name)
+    check = ctx.actions.declare_file("_cuda/%s/%s" % (ctx.label.name, "clang" if clang else "host_compiler"))
     if clang:
         if not tc.clang_min:
             fail("%s: --@cuda//:compiler=clang: %s" % (ctx.label, tc.clang_error))
