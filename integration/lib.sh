@@ -77,6 +77,39 @@ check_driver_api() { # BINARY: linked against the libcuda.so stub, it loads the 
   echo "  NEEDED libcuda.so.1, no stub in RUNPATH or runfiles"
 }
 
+# aq NAME ARGS...: bazel aquery ARGS, as JSON in $LOG/NAME.json.
+aq() {
+  local name=$1; shift
+  bazel_cmd aquery --output=jsonproto "$@" >"$LOG/$name.json" 2>"$LOG/$name.err" \
+    || { tail -n 40 "$LOG/$name.err" >&2; fail "bazel aquery $* (log: $LOG/$name.err)"; }
+}
+# cmdline NAME TARGET MNEMONIC: the command line of TARGET's MNEMONIC
+# actions in aq's $LOG/NAME.json, one line each, arguments separated and
+# ended by one space (so " -G " matches a whole argument).
+cmdline() {
+  python3 - "$LOG/$1.json" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+labels = {t["id"]: t["label"] for t in d.get("targets", [])}
+for a in d.get("actions", []):
+    if labels.get(a["targetId"], "").endswith(sys.argv[2]) and a["mnemonic"] == sys.argv[3]:
+        print(" " + " ".join(a.get("arguments", [])) + " ")
+PY
+}
+# expect_args NAME TARGET MNEMONIC WANT... : every WANT (" -G ", "!-DX") on
+# the command line of TARGET's MNEMONIC action; "!" means absent.
+expect_args() {
+  local name=$1 target=$2 mnemonic=$3 line w; shift 3
+  line=$(cmdline "$name" "$target" "$mnemonic")
+  [ -n "$line" ] || fail "aquery $name: no $mnemonic action of $target"
+  for w in "$@"; do
+    case "$w" in
+      '!'*) if grep -qF -- "${w#!}" <<<"$line"; then fail "aquery $name: $target's $mnemonic has '${w#!}': $line"; fi ;;
+      *) grep -qF -- "$w" <<<"$line" || fail "aquery $name: $target's $mnemonic lacks '$w': $line" ;;
+    esac
+  done
+  echo "  $mnemonic $target:$(printf " '%s'" "$@")"
+}
 processes() { # FILE: Bazel's last "INFO: N processes: ..." line
   grep -E '^INFO: [0-9]+ process(es)?: ' "$1" | tail -n 1 || true
 }

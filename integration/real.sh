@@ -25,7 +25,7 @@ MIRROR_URL=http://127.0.0.1:$PORT/
 echo "  serving $REAL/www at $MIRROR_URL"
 RWS=$SCRATCH/realws
 remove_tree "$RWS" && cp -r "$ROOT/integration/workspace-bzlmod" "$RWS" || fail "copy the bzlmod workspace"
-(cd "$ROOT/integration/real" && cp MODULE.bazel BUILD.bazel ./*.c ./*.cc ./*.cu ./*.h "$RWS/") || fail "copy integration/real"
+(cd "$ROOT/integration/real" && cp -r MODULE.bazel BUILD.bazel ./*.c ./*.cc ./*.cu ./*.cuh ./*.h attrs_inc "$RWS/") || fail "copy integration/real"
 (cd "$ROOT/integration/workspace" && cp platform_mappings "$RWS/" && cp toolchains/cc/config.bzl "$RWS/toolchains/cc/") \
   || fail "copy integration/workspace's platform_mappings"
 # Capabilities from 8.0 (Ampere) off Jetson, where each CUDA version keeps its
@@ -62,6 +62,21 @@ expect_log() {
 }
 # sass BINARY: the sm_* of the SASS cuobjdump lists in it, sorted, one line.
 sass() { in_ws "$CUOBJDUMP" --list-elf "$1" | grep -o 'sm_[0-9]*[af]\?' | sort -u | paste -sd' ' -; }
+# linked BINARY: the cubins in BINARY whose code sections hold both
+# rdc_kernel and the __device__ rdc_scale of the other file: device-linked
+# code (a relocatable object's cubin has one of them only). Fails on none.
+# (cuobjdump -elf: -sass would need nvdisasm, which no repacked archive has.)
+linked() {
+  local n
+  n=$(in_ws "$CUOBJDUMP" -elf "$1" | awk '/Fatbin elf code/ { if (k && s) n++; k = s = 0 }
+    /PROGBITS.*\.text\._Z10rdc_kerneliPf$/ { k = 1 } /PROGBITS.*\.text\._Z9rdc_scalefi$/ { s = 1 }
+    END { if (k && s) n++; print n + 0 }')
+  [ "$n" -gt 0 ] || fail "$1: no cubin has both rdc_kernel and rdc_scale: not device linked"
+  echo "  cuobjdump -elf $1: $n device-linked cubin(s) with rdc_kernel and rdc_scale"
+}
+# NVIDIA's cuda-runtime-cu12 12.4.127 wheel (realbin's CUDA 12.4.1 cudart)
+# has no libcudadevrt.a; the rdc program needs none (no dynamic parallelism).
+devrt() { case $1 in 12.4.1) echo --@cuda//:cudadevrt=none ;; *) echo --@cuda//:cudadevrt=static ;; esac; }
 
 for V in 12.4.1 13.3.0; do
   case $V in
@@ -69,8 +84,13 @@ for V in 12.4.1 13.3.0; do
     13.3.0) RT=13030 SASS="sm_121 sm_80 sm_90a" NVCC=13.3.33 ;;
   esac
   step "real: CUDA $V native: NVIDIA's nvcc $NVCC compiles, host-compiler includes, cuda_tests"
-  bz real_$V test --@cuda//:version=$V --config=x86_64 //:saxpy_test //:cudart_c_test //:cudart_cc_test //:curand_test
+  bz real_$V test --@cuda//:version=$V "$(devrt $V)" --config=x86_64 //:saxpy_test //:cudart_c_test //:cudart_cc_test //:curand_test \
+    //:rdc_test //:rdc_cc //:attrs_test
   echo "  $(processes "$LOG/real_$V.err")"
+  expect_log rdc_test "rdc_test: cudaRuntimeGetVersion $RT; cudaGetDeviceCount: CUDA error"
+  expect_log attrs_test "attrs_test: 22"
+  linked bazel-bin/rdc_test
+  linked bazel-bin/rdc_cc
   expect_log saxpy_test "cudaRuntimeGetVersion $RT (cudaSuccess), CUDART_VERSION $RT"
   expect_log saxpy_test "cudaGetDeviceCount: CUDA error"
   expect_log cudart_c_test "cudaRuntimeGetVersion $RT"
@@ -93,6 +113,58 @@ for V in 12.4.1 13.3.0; do
     echo "  glibc $(inchroot ldd --version | head -n 1 | awk '{print $NF}'): crt/math_functions.h patched at fetch (glibc-2.41-math-functions)"
   fi
 done
+
+step "real: cuda_library attributes on nvcc's command line (bazel aquery, CUDA 12.4.1)"
+# Every attribute, the settings and -c opt in one analysis; -c dbg in another.
+ATTR_FLAGS=(--@cuda//:version=12.4.1 "$(devrt 12.4.1)" --config=x86_64)
+aq real_aq_opt "${ATTR_FLAGS[@]}" -c opt --@cuda//:lineinfo --@cuda//:copts=-DCUDAPKGS_GLOBAL_COPT \
+  --@cuda//:host_copts=-fno-common \
+  '//:attrs + //:attrs_user + //:rdc_device + //:rdc_kernel + //:rdc_test_dlink + //:attrs_test_dlink'
+expect_args real_aq_opt //:attrs NvccCompile " -DCUDAPKGS_DEFINE=1 " " -DCUDAPKGS_LOCAL=2 " " -isystem attrs_inc " \
+  " -Xcompiler -Wno-unused-function " " -Xptxas -warn-spills " " -DCUDAPKGS_COPT=3 " " -DCUDAPKGS_GLOBAL_COPT " \
+  " -Xcompiler -fno-common " " -O3 " " -lineinfo " "! -G " "! -rdc=true "
+expect_args real_aq_opt //:attrs_user NvccCompile " -DCUDAPKGS_DEFINE=1 " "!CUDAPKGS_LOCAL" " -isystem attrs_inc "
+expect_args real_aq_opt //:rdc_device NvccCompile " -rdc=true "
+expect_args real_aq_opt //:rdc_kernel NvccCompile " -rdc=true "
+expect_args real_aq_opt //:rdc_test_dlink NvccDeviceLink " -dlink " "/rdc_kernel.o " "/rdc_device.o " " --cudadevrt none "
+[ -z "$(cmdline real_aq_opt //:attrs_test_dlink NvccDeviceLink)" ] || fail "//:attrs_test_dlink device links, with no rdc object below it"
+echo "  //:attrs_test_dlink: no NvccDeviceLink action (nothing below is rdc)"
+
+step "real: -c dbg: nvcc -G, device debug info (.nv_debug sections)"
+bz real_dbg build "${ATTR_FLAGS[@]}" -c dbg //:rdc_test
+aq real_aq_dbg "${ATTR_FLAGS[@]}" -c dbg //:rdc_kernel
+expect_args real_aq_dbg //:rdc_kernel NvccCompile " -g " " -G " "! -lineinfo " "! -O3 "
+n=$(in_ws "$CUOBJDUMP" -elf bazel-bin/rdc_test | grep -c '\.nv_debug' || true)
+[ "$n" -gt 0 ] || fail "-c dbg: cuobjdump -elf bazel-bin/rdc_test shows no .nv_debug section"
+echo "  cuobjdump -elf bazel-bin/rdc_test (-c dbg): $n .nv_debug section lines"
+
+step "real: --@cuda//:runtime=static (CUDA 13.3.0): no libcudart.so NEEDED"
+bz real_static test --@cuda//:version=13.3.0 --@cuda//:runtime=static --config=x86_64 //:saxpy_test //:rdc_test
+expect_log saxpy_test "cudaRuntimeGetVersion 13030 (cudaSuccess), CUDART_VERSION 13030"
+expect_log rdc_test "rdc_test: cudaRuntimeGetVersion 13030"
+for b in saxpy_test rdc_test; do
+  needed=$(in_ws readelf -d "bazel-bin/$b" | grep NEEDED || true)
+  if grep -q 'libcudart\.so' <<<"$needed"; then fail "--@cuda//:runtime=static: bazel-bin/$b needs libcudart.so: $needed"; fi
+  echo "  readelf -d bazel-bin/$b: $(grep -o '\[[^]]*\]' <<<"$needed" | paste -sd' ' -)"
+done
+
+step "real: clang $CLANG as the CUDA compiler (--@cuda//:compiler=clang, CUDA 12.4.1)"
+CLANG_FLAGS=(--@cuda//:compiler=clang --@cuda//:clang=/usr/bin/clang++-$CLANG "${ATTR_FLAGS[@]}")
+bz real_clang test "${CLANG_FLAGS[@]}" //:rdc_test //:saxpy_test //:attrs_test
+expect_log rdc_test "rdc_test: cudaRuntimeGetVersion 12040; cudaGetDeviceCount: CUDA error"
+expect_log saxpy_test "cudaRuntimeGetVersion 12040 (cudaSuccess), CUDART_VERSION 12040"
+expect_log attrs_test "attrs_test: 22"
+linked bazel-bin/rdc_test
+echo "  cuobjdump --list-elf bazel-bin/saxpy_test: $(sass bazel-bin/saxpy_test)"
+aq real_aq_clang "${CLANG_FLAGS[@]}" '//:attrs + //:rdc_kernel + //:rdc_test_dlink'
+expect_args real_aq_clang //:attrs ClangCudaCompile " -x cuda " "--cuda-path=" " --cuda-gpu-arch=sm_" \
+  " -DCUDAPKGS_DEFINE=1 " " -DCUDAPKGS_LOCAL=2 " " -Xarch_host -Wno-unused-function " " -Xcuda-ptxas -warn-spills " "! -fgpu-rdc "
+expect_args real_aq_clang //:rdc_kernel ClangCudaCompile " -fgpu-rdc " " --no-offload-new-driver "
+expect_args real_aq_clang //:rdc_test_dlink NvccDeviceLink " -dlink " "/rdc_kernel.o "
+bz_fails real_clang_13 build --@cuda//:compiler=clang --@cuda//:version=13.3.0 --config=x86_64 //:rdc_test
+want="no clang release known to cudapkgs compiles CUDA 13.3.0"
+expect_in "$LOG/real_clang_13.err" "$want"
+echo "  --@cuda//:compiler=clang --@cuda//:version=13.3.0: $want"
 
 step "real: CUDA 13.3.0 cuBLAS, cuDNN, cuTENSOR (x86_64), dlopen by SONAME"
 bz real_libs test --@cuda//:version=13.3.0 --config=x86_64 //:cublas_test //:cudnn_test //:cutensor_test //:dlopen_test
@@ -120,8 +192,17 @@ if [ "$CROSS" = 1 ]; then
   for c in sbsa:12.4.1 sbsa:13.3.0 jetson:13.3.0; do
     cfg=${c%%:*} V=${c#*:}
     case $V in 12.4.1) RT=12040 ;; 13.3.0) RT=13030 ;; esac
+    # The rdc program cross-built for linux_sbsa: x86_64 nvcc's device link,
+    # sbsa's libcudadevrt.a, the aarch64 host link.
+    more=()
+    [ "$c" = sbsa:13.3.0 ] && more=(//:rdc_test)
     step "real: CUDA $V cross --config=$cfg (NVIDIA's aarch64 libraries, run under qemu-aarch64)"
-    bz real_${cfg}_$V test --@cuda//:version=$V --config=$cfg //:saxpy_test //:cudart_c_test //:cudart_cc_test //:curand_test
+    bz real_${cfg}_$V test --@cuda//:version=$V --config=$cfg //:saxpy_test //:cudart_c_test //:cudart_cc_test //:curand_test "${more[@]}"
+    if [ "${#more[@]}" -gt 0 ]; then
+      expect_log rdc_test "rdc_test: cudaRuntimeGetVersion $RT; cudaGetDeviceCount: CUDA error"
+      grep -q 'ARM aarch64' <<<"$(in_ws file -L bazel-bin/rdc_test)" || fail "$cfg: rdc_test is not aarch64"
+      linked bazel-bin/rdc_test
+    fi
     what=$(in_ws file -L bazel-bin/saxpy_test)
     grep -q 'ARM aarch64' <<<"$what" || fail "$cfg: saxpy_test is not aarch64: $what"
     echo "  $(cut -d, -f1-2 <<<"$what")"

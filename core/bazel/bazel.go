@@ -431,7 +431,7 @@ func (g *generator) hub(cfg *config.Config) {
 	cfgRepo := "@" + g.opts.Name + "_config"
 	f.Stmt = append(f.Stmt,
 		buildfile.Load(cfgRepo+"//:config.bzl", "CAPABILITIES", "DEFAULT_VERSION", "GENERATED_VERSIONS", "VERSIONS"),
-		buildfile.Load("//rules:cuda.bzl", "cuda_capabilities", "cuda_host_compiler", "cuda_version"),
+		buildfile.Load("//rules:cuda.bzl", "cuda_build_settings", "cuda_capabilities", "cuda_host_compiler", "cuda_version"),
 		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//visibility:public"}))))
 	f.Stmt = append(f.Stmt, buildfile.Call("cuda_capabilities",
 		buildfile.Arg("name", buildfile.Str("capabilities")),
@@ -445,6 +445,8 @@ func (g *generator) hub(cfg *config.Config) {
 	f.Stmt = append(f.Stmt, buildfile.Call("cuda_host_compiler",
 		buildfile.Arg("name", buildfile.Str("host_compiler")),
 		buildfile.Arg("build_setting_default", buildfile.Str(""))))
+	// copts, host_copts, lineinfo, runtime, cudadevrt, compiler, clang.
+	f.Stmt = append(f.Stmt, buildfile.Call("cuda_build_settings", buildfile.Arg("name", buildfile.Str(g.opts.Name))))
 	for _, s := range g.sets {
 		for _, t := range g.targets {
 			f.Stmt = append(f.Stmt, buildfile.Call("config_setting",

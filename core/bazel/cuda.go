@@ -23,8 +23,10 @@ func (g *generator) rules() {
 // toolchain writes toolchain/BUILD.bazel: the nvcc toolchain type, one
 // toolchain per (CUDA version, exec platform) whose nvcc is that platform's
 // compiler archive, the headers nvcc compiles against (the target
-// platform's cudart and crt), and the -gencode defaults per (CUDA version,
-// target platform) from the configuration (gpu.Gencode).
+// platform's cudart and crt) and those clang needs besides, the runtime
+// each --@cuda//:runtime links, the device runtime (libcudadevrt.a) of the
+// device link, and the -gencode defaults per (CUDA version, target
+// platform) from the configuration (gpu.Gencode).
 func (g *generator) toolchain(cfg *config.Config) {
 	f := buildfile.NewFile("toolchain/BUILD.bazel", build.TypeBuild)
 	f.Stmt = append(f.Stmt,
@@ -39,21 +41,29 @@ func (g *generator) toolchain(cfg *config.Config) {
 	}
 
 	// Headers and -gencode defaults: per (CUDA version, target platform).
-	var hKeys, gKeys, vKeys []string
-	var hVals, gVals, vVals, sVals []build.Expr
+	var hKeys, gKeys, vKeys, dKeys []string
+	var hVals, cVals, gVals, vVals, sVals, dVals []build.Expr
+	labels := func(hs []splice.Header) []string {
+		var out []string
+		for _, h := range hs {
+			if h.Archive != nil {
+				out = append(out, "@"+h.Archive.Name+"//:headers")
+			} else if g.ix.HasPackage(h.Package) {
+				out = append(out, "//:"+h.Package) // the hub alias: fails with the reasons
+			}
+		}
+		return out
+	}
 	for _, s := range g.sets {
 		for _, t := range g.targets {
 			k := "//:" + configSetting(s.CUDA, t)
-			var hdrs []string
-			for _, h := range g.splice.Headers(s.CUDA, t) {
-				if h.Archive != nil {
-					hdrs = append(hdrs, "@"+h.Archive.Name+"//:headers")
-				} else if g.ix.HasPackage(h.Package) {
-					hdrs = append(hdrs, "//:"+h.Package) // the hub alias: fails with the reasons
-				}
-			}
 			hKeys = append(hKeys, k)
-			hVals = append(hVals, buildfile.StrList(hdrs))
+			hVals = append(hVals, buildfile.StrList(labels(g.splice.Headers(s.CUDA, t))))
+			cVals = append(cVals, buildfile.StrList(labels(g.splice.ClangHeaders(s.CUDA, t))))
+			if u, ok := g.ix.Use(g.opts.Toolchain.Runtime, s.CUDA, t); ok && u.Archive != nil && u.Archive.HasFile(splice.DeviceRuntimePath) {
+				dKeys = append(dKeys, k)
+				dVals = append(dVals, buildfile.StrList([]string{"@" + u.Archive.Name + "//:" + splice.DeviceRuntimePath}))
+			}
 			gKeys = append(gKeys, k)
 			gVals = append(gVals, buildfile.StrList(gpu.Gencode(cfg.Capabilities(s.CUDA, t), cfg.ForwardCompat())))
 		}
@@ -73,9 +83,27 @@ func (g *generator) toolchain(cfg *config.Config) {
 	f.Stmt = append(f.Stmt, buildfile.Call("cc_library",
 		buildfile.Arg("name", buildfile.Str("headers")),
 		buildfile.Arg("deps", withDefault(hKeys, hVals, buildfile.StrList([]string{"//:" + g.opts.Toolchain.Runtime})))))
+	// Only --@cuda//:compiler=clang analyses (and fetches) clang's extra headers.
+	f.Stmt = append(f.Stmt, buildfile.Call("cc_library",
+		buildfile.Arg("name", buildfile.Str("clang_cuda_headers")),
+		buildfile.Arg("deps", withDefault(hKeys, cVals, &build.ListExpr{}))))
+	f.Stmt = append(f.Stmt, buildfile.Call("cc_library", buildfile.Arg("name", buildfile.Str("no_clang_headers"))))
+	f.Stmt = append(f.Stmt, buildfile.Call("alias",
+		buildfile.Arg("name", buildfile.Str("clang_headers")),
+		buildfile.Arg("actual", withDefault([]string{"//:compiler_clang"}, []build.Expr{buildfile.Str(":clang_cuda_headers")}, buildfile.Str(":no_clang_headers")))))
+	// --@cuda//:runtime: shared (the default), static (the runtime's static
+	// link set), none (its headers only: the program brings its own).
+	rtKeys, rtVals := []string{"//:runtime_none"}, []build.Expr{buildfile.Str(":headers")}
+	if g.static[g.opts.Toolchain.Runtime] {
+		rtKeys = append([]string{"//:runtime_static"}, rtKeys...)
+		rtVals = append([]build.Expr{buildfile.Str("//:" + g.opts.Toolchain.Runtime + "_static")}, rtVals...)
+	}
 	f.Stmt = append(f.Stmt, buildfile.Call("alias",
 		buildfile.Arg("name", buildfile.Str("runtime")),
-		buildfile.Arg("actual", buildfile.Str("//:"+g.opts.Toolchain.Runtime))))
+		buildfile.Arg("actual", withDefault(rtKeys, rtVals, buildfile.Str("//:"+g.opts.Toolchain.Runtime)))))
+	f.Stmt = append(f.Stmt, buildfile.Call("filegroup",
+		buildfile.Arg("name", buildfile.Str("cudadevrt")),
+		buildfile.Arg("srcs", withDefault(dKeys, dVals, &build.ListExpr{}))))
 	f.Stmt = append(f.Stmt, buildfile.Call("cuda_gencode",
 		buildfile.Arg("name", buildfile.Str("gencode")),
 		buildfile.Arg("cuda_version", withDefault(vKeys, vVals, buildfile.Str(""))),
@@ -102,6 +130,11 @@ func (g *generator) toolchain(cfg *config.Config) {
 					buildfile.Str(strconv.Itoa(hc.ClangMin) + "-" + strconv.Itoa(hc.ClangMax)),
 					buildfile.Str(strconv.Itoa(hc.GCCMin) + "-" + strconv.Itoa(hc.GCCMax)),
 				})))
+			}
+			if m, err := gpu.ClangFor(s.CUDA); err == nil {
+				args = append(args, buildfile.Arg("clang_min", &build.LiteralExpr{Token: strconv.Itoa(m)}))
+			} else {
+				args = append(args, buildfile.Arg("clang_error", buildfile.Str(err.Error())))
 			}
 			args = append(args, buildfile.Arg("host_compiler", &build.CallExpr{
 				X:    &build.DotExpr{X: buildfile.Ident("HOST_COMPILER"), Name: "get"},

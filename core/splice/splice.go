@@ -29,12 +29,19 @@ type Toolchain struct {
 	// Headers lists, for a CUDA version, the packages whose target-platform
 	// headers the compiler compiles against; nil for none.
 	Headers func(cuda version.Version) []string
+	// ClangHeaders lists, for a CUDA version, the packages whose
+	// target-platform headers clang needs besides Headers; nil for none.
+	ClangHeaders func(cuda version.Version) []string
 }
 
 // CompilerPath is where a compiler archive holds the driver: an archive of
 // the Compiler package without it (a version or platform that ships the
 // package without the tool) serves no toolchain.
 const CompilerPath = "bin/nvcc"
+
+// DeviceRuntimePath is where a runtime archive holds the device runtime
+// that a device link (relocatable device code) links.
+const DeviceRuntimePath = "lib/libcudadevrt.a"
 
 // Splice answers the role questions for one collected index.
 type Splice struct {
@@ -83,11 +90,21 @@ type Header struct {
 // Headers are the header packages for CUDA cuda on target, in the order
 // the Toolchain lists them.
 func (s *Splice) Headers(cuda version.Version, target platform.Platform) []Header {
-	if s.tc.Headers == nil {
+	return s.headers(s.tc.Headers, cuda, target)
+}
+
+// ClangHeaders are the header packages clang needs besides Headers for
+// CUDA cuda on target.
+func (s *Splice) ClangHeaders(cuda version.Version, target platform.Platform) []Header {
+	return s.headers(s.tc.ClangHeaders, cuda, target)
+}
+
+func (s *Splice) headers(list func(version.Version) []string, cuda version.Version, target platform.Platform) []Header {
+	if list == nil {
 		return nil
 	}
 	var out []Header
-	for _, p := range s.tc.Headers(cuda) {
+	for _, p := range list(cuda) {
 		h := Header{Package: p}
 		u, ok := s.ix.Use(p, cuda, target)
 		switch {

@@ -453,7 +453,11 @@ type Toolchain struct {
 	Runtime string `protobuf:"bytes,2,opt,name=runtime,proto3" json:"runtime,omitempty"`
 	// The packages whose target-platform headers nvcc compiles against, by
 	// CUDA version: the last entry whose since is at or below it applies.
-	Headers       []*ToolchainHeaders `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty"`
+	Headers []*ToolchainHeaders `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty"`
+	// The packages whose target-platform headers clang needs besides those,
+	// when it compiles CUDA (its CUDA wrapper header includes some), by CUDA
+	// version as headers.
+	ClangHeaders  []*ToolchainHeaders `protobuf:"bytes,4,rep,name=clang_headers,json=clangHeaders,proto3" json:"clang_headers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -505,6 +509,13 @@ func (x *Toolchain) GetRuntime() string {
 func (x *Toolchain) GetHeaders() []*ToolchainHeaders {
 	if x != nil {
 		return x.Headers
+	}
+	return nil
+}
+
+func (x *Toolchain) GetClangHeaders() []*ToolchainHeaders {
+	if x != nil {
+		return x.ClangHeaders
 	}
 	return nil
 }
@@ -1668,11 +1679,12 @@ const file_plugin_proto_rawDesc = "" +
 	"\bFlatCUDA\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x14\n" +
 	"\x05below\x18\x02 \x01(\tR\x05below\x12\x12\n" +
-	"\x04cuda\x18\x03 \x03(\tR\x04cuda\"\x81\x01\n" +
+	"\x04cuda\x18\x03 \x03(\tR\x04cuda\"\xcc\x01\n" +
 	"\tToolchain\x12\x1a\n" +
 	"\bcompiler\x18\x01 \x01(\tR\bcompiler\x12\x18\n" +
 	"\aruntime\x18\x02 \x01(\tR\aruntime\x12>\n" +
-	"\aheaders\x18\x03 \x03(\v2$.cudapkgs.plugin.v1.ToolchainHeadersR\aheaders\"D\n" +
+	"\aheaders\x18\x03 \x03(\v2$.cudapkgs.plugin.v1.ToolchainHeadersR\aheaders\x12I\n" +
+	"\rclang_headers\x18\x04 \x03(\v2$.cudapkgs.plugin.v1.ToolchainHeadersR\fclangHeaders\"D\n" +
 	"\x10ToolchainHeaders\x12\x14\n" +
 	"\x05since\x18\x01 \x01(\tR\x05since\x12\x1a\n" +
 	"\bpackages\x18\x02 \x03(\tR\bpackages\"a\n" +
@@ -1831,32 +1843,33 @@ var file_plugin_proto_depIdxs = []int32{
 	6,  // 3: cudapkgs.plugin.v1.ProductFacts.toolchain:type_name -> cudapkgs.plugin.v1.Toolchain
 	8,  // 4: cudapkgs.plugin.v1.ProductFacts.local_hints:type_name -> cudapkgs.plugin.v1.LocalHint
 	7,  // 5: cudapkgs.plugin.v1.Toolchain.headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
-	23, // 6: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	13, // 7: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
-	24, // 8: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
-	10, // 9: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
-	14, // 10: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
-	12, // 11: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
-	0,  // 12: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
-	1,  // 13: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
-	16, // 14: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
-	17, // 15: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
-	25, // 16: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
-	20, // 17: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
-	21, // 18: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
-	19, // 19: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
-	11, // 20: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	11, // 21: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	18, // 22: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
-	2,  // 23: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
-	15, // 24: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
-	3,  // 25: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
-	22, // 26: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
-	25, // [25:27] is the sub-list for method output_type
-	23, // [23:25] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	7,  // 6: cudapkgs.plugin.v1.Toolchain.clang_headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
+	23, // 7: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	13, // 8: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
+	24, // 9: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
+	10, // 10: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
+	14, // 11: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
+	12, // 12: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
+	0,  // 13: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
+	1,  // 14: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
+	16, // 15: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
+	17, // 16: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
+	25, // 17: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	20, // 18: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
+	21, // 19: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
+	19, // 20: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
+	11, // 21: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	11, // 22: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	18, // 23: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
+	2,  // 24: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
+	15, // 25: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
+	3,  // 26: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
+	22, // 27: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
+	26, // [26:28] is the sub-list for method output_type
+	24, // [24:26] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }

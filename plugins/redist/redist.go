@@ -39,7 +39,9 @@ func (fixer) Describe() sdk.Description {
 // toolchain: nvcc comes from cuda_nvcc on the exec platform; code compiles
 // against cuda_cudart's headers and nvcc's crt headers (inside cuda_nvcc
 // before CUDA 13.0, the separate cuda_crt from 13.0) on the target
-// platform, and links cuda_cudart.
+// platform, and links cuda_cudart. clang's CUDA wrapper header includes
+// curand_mtgp32_kernel.h, which includes CCCL's <nv/target> (cuda_cccl, renamed
+// cccl in 13.3): only clang builds get libcurand's and CCCL's headers.
 func toolchain() *sdk.Toolchain {
 	return &sdk.Toolchain{
 		Compiler: "cuda_nvcc",
@@ -47,6 +49,10 @@ func toolchain() *sdk.Toolchain {
 		Headers: []sdk.ToolchainHeaders{
 			{Packages: []string{"cuda_cudart", "cuda_nvcc"}},
 			{Since: "13.0", Packages: []string{"cuda_cudart", "cuda_crt"}},
+		},
+		ClangHeaders: []sdk.ToolchainHeaders{
+			{Packages: []string{"libcurand", "cuda_cccl"}},
+			{Since: "13.3", Packages: []string{"libcurand", "cccl"}},
 		},
 	}
 }

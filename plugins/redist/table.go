@@ -106,9 +106,11 @@ var table = map[string]pkg{
 			tool("bin/nvlink"),
 			tool("bin/bin2c"),
 			tool("bin/cudafe++"),
-			// link.stub and prelink.stub for nvcc -dlink. Where they live in
-			// 13.0 (cuda_nvcc or cuda_crt) is not confirmed: not claimed.
+			// link.stub and prelink.stub for nvcc -dlink. NVIDIA's nvcc 13.3
+			// wheel has them (bin/crt); its 13.0 wheel has not, and 13.1 and
+			// 13.2 are not confirmed: not claimed there.
 			data("bin/crt", sdk.Exec).through("12"),
+			data("bin/crt", sdk.Exec).from("13.3"),
 			// include/ holds crt/, fatbinary_section.h, nvPTXCompiler.h...:
 			// what nvcc compiles against, so Target. From 13.0 crt is
 			// cuda_crt's and the PTX compiler libnvptxcompiler's.

@@ -178,6 +178,9 @@ func descriptionToPB(d Description) *pb.DescribeResponse {
 			for _, h := range t.Headers {
 				pt.Headers = append(pt.Headers, &pb.ToolchainHeaders{Since: h.Since, Packages: h.Packages})
 			}
+			for _, h := range t.ClangHeaders {
+				pt.ClangHeaders = append(pt.ClangHeaders, &pb.ToolchainHeaders{Since: h.Since, Packages: h.Packages})
+			}
 			pf.Toolchain = pt
 		}
 		for _, h := range f.LocalHints {
@@ -203,6 +206,9 @@ func descriptionFromPB(d *pb.DescribeResponse) Description {
 			t := &Toolchain{Compiler: pt.GetCompiler(), Runtime: pt.GetRuntime()}
 			for _, h := range pt.GetHeaders() {
 				t.Headers = append(t.Headers, ToolchainHeaders{Since: h.GetSince(), Packages: h.GetPackages()})
+			}
+			for _, h := range pt.GetClangHeaders() {
+				t.ClangHeaders = append(t.ClangHeaders, ToolchainHeaders{Since: h.GetSince(), Packages: h.GetPackages()})
 			}
 			f.Toolchain = t
 		}

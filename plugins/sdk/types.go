@@ -101,6 +101,12 @@ type Toolchain struct {
 	// compiles against: the last entry whose Since is at or below the CUDA
 	// version applies ("" is every version).
 	Headers []ToolchainHeaders
+	// ClangHeaders are the packages whose target-platform headers clang
+	// needs besides Headers when it compiles CUDA (clang's CUDA wrapper
+	// header includes curand_mtgp32_kernel.h, which includes CCCL's
+	// <nv/target>), by CUDA version as Headers. Only builds that choose
+	// clang fetch them.
+	ClangHeaders []ToolchainHeaders
 }
 
 // ToolchainHeaders are the header packages from CUDA Since on.

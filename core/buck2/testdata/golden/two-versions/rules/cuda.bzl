@@ -6,6 +6,9 @@ run on the execution platform, a toolchain rule (is_toolchain_rule) reached
 through attrs.toolchain_dep.
 """
 
+load("@prelude//cxx:cxx_toolchain_types.bzl", "CxxToolchainInfo")
+load("@prelude//cxx:preprocessor.bzl", "CPreprocessorInfo")
+
 def _unusable_impl(ctx):
     fail(ctx.attrs.message)
 
@@ -70,15 +73,21 @@ def _cuda_archive_impl(ctx):
     lib = ctx.actions.declare_output("lib{}.a".format(ctx.label.name))
 
     # nvcc -lib compiles every source and archives the objects itself, so no
-    # ar from a C++ toolchain is needed; the host compiler is the gcc nvcc
-    # finds on the execution platform.
+    # ar from a C++ toolchain is needed. The host compiler (-ccbin) is the
+    # target's C++ compiler, as the Bazel rules do; the dependencies'
+    # preprocessor flags (their -I/-isystem/-D, whose header trees come as
+    # inputs with them) make their headers visible.
+    cxx = ctx.attrs._cxx_toolchain[CxxToolchainInfo]
     ctx.actions.run(
         cmd_args(
             toolchain.nvcc,
             "-lib",
             "-o",
             lib.as_output(),
+            "-ccbin",
+            cxx.cxx_compiler_info.compiler,
             toolchain.gencode,
+            [dep[CPreprocessorInfo].set.project_as_args("args") for dep in ctx.attrs.deps if CPreprocessorInfo in dep],
             [cmd_args("-isystem", d) for d in toolchain.include_dirs],
             "--compiler-options",
             "-fPIC",
@@ -94,9 +103,11 @@ _cuda_archive = rule(
     impl = _cuda_archive_impl,
     attrs = {
         "copts": attrs.list(attrs.arg(), default = []),
+        "deps": attrs.list(attrs.dep(), default = []),
         "hdrs": attrs.list(attrs.source(), default = []),
         "srcs": attrs.list(attrs.source()),
         "_cuda_toolchain": attrs.toolchain_dep(default = "cuda//toolchain:cuda", providers = [CudaToolchainInfo]),
+        "_cxx_toolchain": attrs.toolchain_dep(default = "toolchains//:cxx", providers = [CxxToolchainInfo]),
     },
 )
 
@@ -116,6 +127,7 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], visibility = ["PU
         name = name + "_nvcc",
         srcs = srcs,
         hdrs = hdrs,
+        deps = ["cuda//:cuda_cudart"] + deps,
         copts = copts,
     )
     native.prebuilt_cxx_library(

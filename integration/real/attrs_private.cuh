@@ -1,0 +1,2 @@
+/* A private header in srcs: compiled against, not exported. */
+#define ATTRS_PRIVATE 5
