@@ -218,6 +218,10 @@ func TestFetchEndlessAndGzipBombStop(t *testing.T) {
 		o := s.options(t, &log)
 		o.Sources.Base = srv.URL + "/nv"
 		o.Client = nil
+		// The size limit is what stops these, not a stall: under -race on a
+		// loaded machine, inflating 100 MiB of zeros can pause longer than
+		// the test server's usual stall timeout, which would retry.
+		o.Timeout, o.StallTimeout = time.Minute, 30*time.Second
 		o.Products = []string{product}
 		o.Releases = map[string][]string{product: {map[string]string{"cuda": "12.4.1", "cudnn": "9.12.0"}[product]}}
 		_, err := Fetch(context.Background(), o)
