@@ -417,9 +417,15 @@ def _compile(ctx):
             continue
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(src.extension) - 1]))
         if clang:
+            # Each translation unit's CUDA id names its device-link
+            # registration: newer clang (23) no longer derives distinct ones
+            # from the input by default, and two objects with one id make the
+            # device link define the same function twice. The object's path
+            # is unique in the build and the same on every run.
+            cuid = "-cuid=c" + str(hash(obj.path)).replace("-", "m")
             ctx.actions.run(
                 executable = cc,
-                arguments = ["-x", "cuda", "-c", src.path, "-o", obj.path] + first + args + last,
+                arguments = ["-x", "cuda", "-c", src.path, "-o", obj.path, cuid] + first + args + last,
                 inputs = inputs,
                 outputs = [obj],
                 env = {"PATH": "/usr/bin:/bin"},
