@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 )
 
 // The embedded archive holds exactly the lock's manifests, each with its
@@ -150,19 +151,31 @@ func TestSourcesNamesEveryManifest(t *testing.T) {
 }
 
 // The snapshot is current with the project's shared manifests (when they
-// are there): every NVIDIA manifest there is in the snapshot, byte for byte.
+// are there): every NVIDIA manifest there of a built-in product is in the
+// snapshot, byte for byte, and the snapshot holds no other product's folder
+// (folders of products no plugin serves would only warn "not a known
+// product" and break --strict for the snapshot's users).
 func TestCurrentWithShared(t *testing.T) {
 	dir := shared.Manifests(t)
 	files, err := Read(Archive())
 	if err != nil {
 		t.Fatal(err)
 	}
+	known := map[string]bool{}
+	for _, f := range builtin.Facts() {
+		known[f.Product] = true
+	}
 	paths, err := filepath.Glob(filepath.Join(dir, "*", "redistrib_*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	taken := 0
 	for _, p := range paths {
 		key := filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator)))
+		if !known[strings.SplitN(key, "/", 2)[0]] {
+			continue
+		}
+		taken++
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -170,6 +183,14 @@ func TestCurrentWithShared(t *testing.T) {
 		if got, ok := files[key]; !ok || !bytes.Equal(got, b) {
 			t.Errorf("%s differs from the snapshot's copy (present: %t); run go run ./snapshot/rebuild -from %s", key, ok, dir)
 		}
+	}
+	for key := range files {
+		if !known[strings.SplitN(key, "/", 2)[0]] {
+			t.Errorf("the snapshot holds %s, of no built-in product", key)
+		}
+	}
+	if taken != len(files) {
+		t.Errorf("shared has %d manifests of built-in products, the snapshot %d", taken, len(files))
 	}
 }
 

@@ -26,13 +26,17 @@ const (
 	LinuxAarch64  = "linux-aarch64"
 	LinuxPPC64LE  = "linux-ppc64le"
 	WindowsX86_64 = "windows-x86_64"
-	LinuxAll      = "linux-all"
-	Source        = "source"
+	// WindowsARM64 is new in CUDA 13.4. It is read and kept, so that the
+	// 13.4 manifests load without a warning per package; no target platform
+	// serves it yet (docs/manifests.md).
+	WindowsARM64 = "windows-arm64"
+	LinuxAll     = "linux-all"
+	Source       = "source"
 )
 
 // PlatformKeys lists every platform key a manifest may hold, in a fixed order.
 func PlatformKeys() []string {
-	return []string{LinuxX86_64, LinuxSBSA, LinuxAarch64, LinuxPPC64LE, WindowsX86_64, LinuxAll, Source}
+	return []string{LinuxX86_64, LinuxSBSA, LinuxAarch64, LinuxPPC64LE, WindowsX86_64, WindowsARM64, LinuxAll, Source}
 }
 
 // IsPlatformKey reports whether k is a known platform key.

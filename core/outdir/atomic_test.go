@@ -351,7 +351,11 @@ func TestFullDiskByStrace(t *testing.T) {
 				continue // the call was not made that often, or not where it mattered
 			}
 			t.Logf("%s #%s: %s", call, when, strings.TrimSpace(out))
-			if !strings.Contains(out, "no space left on device") {
+			// The first write may be the Go runtime's own (its netpoll
+			// wake-up, when the machine is loaded) or the message itself:
+			// the helper then dies with nothing said, and only the tree is
+			// checked.
+			if !strings.Contains(out, "no space left on device") && !(call == "write" && strings.TrimSpace(out) == "") {
 				t.Errorf("%s #%s failing: %v\n%s", call, when, err, out)
 			}
 			if got := which(t, dir, old, new); got != "old" {

@@ -1,10 +1,13 @@
 // Command rebuild writes the manifests snapshot that cudapkgs embeds from a
 // folder of manifests laid out as <product>/redistrib_<version>.json:
 //
-//	go run ./snapshot/rebuild -from ../shared/manifests [-date YYYY-MM-DD] [-out snapshot]
+//	go run ./snapshot/rebuild -from ../shared/manifests [-date YYYY-MM-DD] [-out snapshot] [-products a,b]
 //
-// It reads every <product>/redistrib_<version>.json of the folder (other
-// files are left out), parses each strictly (a file cudapkgs would refuse
+// It reads every <product>/redistrib_<version>.json of the folder whose
+// product is a built-in one (-products, by default the built-in plugins'
+// products: a folder no plugin serves would only give the snapshot's users
+// "not a known product" warnings and break --strict; it is named in the
+// summary as left out; other files are left out too), parses each strictly (a file cudapkgs would refuse
 // stops the rebuild), and writes into -out: manifests.tar.gz, manifests.lock
 // (every manifest's sha256 and size, in cudapkgs.lock's format),
 // snapshot.json (the date, the count, the archive's sha256) and SOURCES.md
@@ -31,6 +34,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/source"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
@@ -38,12 +42,13 @@ func main() {
 	from := flag.String("from", "", "folder of manifests laid out as <product>/redistrib_<version>.json (required)")
 	out := flag.String("out", "snapshot", "the snapshot package's folder")
 	date := flag.String("date", time.Now().UTC().Format(time.DateOnly), "the snapshot's date, YYYY-MM-DD")
+	products := flag.String("products", strings.Join(builtinProducts(), ","), "the product folders taken, comma-separated")
 	flag.Parse()
 	if *from == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./snapshot/rebuild -from DIR [-date YYYY-MM-DD] [-out snapshot]")
 		os.Exit(2)
 	}
-	sum, err := rebuild(*from, *out, *date)
+	sum, err := rebuild(*from, *out, *date, strings.Split(*products, ","))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "rebuild: %v\n", err)
 		os.Exit(1)
@@ -51,12 +56,23 @@ func main() {
 	fmt.Println(sum)
 }
 
-// rebuild writes the snapshot's four files and returns a one-line summary.
-func rebuild(from, out, date string) (string, error) {
+// builtinProducts are the products the built-in plugins serve, sorted.
+func builtinProducts() []string {
+	var out []string
+	for _, f := range builtin.Facts() {
+		out = append(out, f.Product)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// rebuild writes the snapshot's four files from the folders of products and
+// returns a one-line summary.
+func rebuild(from, out, date string, products []string) (string, error) {
 	if _, err := time.Parse(time.DateOnly, date); err != nil {
 		return "", fmt.Errorf("-date %q: expected YYYY-MM-DD", date)
 	}
-	files, err := collect(from)
+	files, skipped, err := collect(from, products)
 	if err != nil {
 		return "", err
 	}
@@ -91,23 +107,33 @@ func rebuild(from, out, date string) (string, error) {
 			return "", err
 		}
 	}
-	return fmt.Sprintf("%d manifests, %d bytes, compressed to %d bytes in %s (%s)", len(files), raw, len(archive), filepath.Join(out, snapshot.ArchiveFile), date), nil
+	summary := fmt.Sprintf("%d manifests, %d bytes, compressed to %d bytes in %s (%s)", len(files), raw, len(archive), filepath.Join(out, snapshot.ArchiveFile), date)
+	if len(skipped) > 0 {
+		summary += "; left out (no built-in product): " + strings.Join(skipped, ", ")
+	}
+	return summary, nil
 }
 
-// collect reads every <product>/redistrib_<version>.json of dir.
-func collect(dir string) (map[string][]byte, error) {
-	products, err := os.ReadDir(dir)
+// collect reads every <product>/redistrib_<version>.json of dir whose
+// product is one of products, and names the other folders.
+func collect(dir string, products []string) (map[string][]byte, []string, error) {
+	folders, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	files := map[string][]byte{}
-	for _, p := range products {
+	var skipped []string
+	for _, p := range folders {
 		if !p.IsDir() {
+			continue
+		}
+		if !slices.Contains(products, p.Name()) {
+			skipped = append(skipped, p.Name())
 			continue
 		}
 		entries, err := os.ReadDir(filepath.Join(dir, p.Name()))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, e := range entries {
 			if _, ok := manifest.ReleaseFromFileName(e.Name()); !ok || !e.Type().IsRegular() {
@@ -115,15 +141,15 @@ func collect(dir string) (map[string][]byte, error) {
 			}
 			b, err := os.ReadFile(filepath.Join(dir, p.Name(), e.Name()))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			files[p.Name()+"/"+e.Name()] = b
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: %w", dir, manifest.ErrNoManifests)
+		return nil, nil, fmt.Errorf("%s: %w", dir, manifest.ErrNoManifests)
 	}
-	return files, nil
+	return files, skipped, nil
 }
 
 // provenance is the snapshot's SOURCES.md: a header, then the source

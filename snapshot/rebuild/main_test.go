@@ -31,15 +31,17 @@ func TestRebuild(t *testing.T) {
 	write(t, filepath.Join(from, "widget/redistrib_1.0.0.json"), widget)
 	write(t, filepath.Join(from, "widget/redistrib_1.1.0.json"), widget)
 	write(t, filepath.Join(from, "widget/features/feature_1.0.0.json"), "{}")
+	// A folder of no known product is left out, and the summary names it.
+	write(t, filepath.Join(from, "gadget/redistrib_2.0.0.json"), widget)
 	write(t, filepath.Join(from, "SOURCES.md"), "# SOURCES\n\nHow it was got.\n\n## Copied\n\nFrom somewhere.\n\n| file | sha256 |\n|---|---|\n| widget/redistrib_1.0.0.json | abc |\n| other/redistrib_1.0.json | def |\n\n## Unused\n\n| file | x |\n|---|---|\n| other/redistrib_2.0.json | y |\n")
 	var outs [2]string
 	for i := range outs {
 		outs[i] = t.TempDir()
-		sum, err := rebuild(from, outs[i], "2026-12-02")
+		sum, err := rebuild(from, outs[i], "2026-12-02", []string{"widget"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(sum, "2 manifests, ") {
+		if !strings.HasPrefix(sum, "2 manifests, ") || !strings.HasSuffix(sum, "; left out (no built-in product): gadget") {
 			t.Errorf("summary %q", sum)
 		}
 	}
@@ -69,7 +71,7 @@ func TestRebuild(t *testing.T) {
 			t.Errorf("SOURCES.md lacks %q:\n%s", want, src)
 		}
 	}
-	for _, not := range []string{"other/redistrib", "## Unused", "feature_1.0.0"} {
+	for _, not := range []string{"other/redistrib", "## Unused", "feature_1.0.0", "gadget"} {
 		if strings.Contains(string(src), not) {
 			t.Errorf("SOURCES.md has %q:\n%s", not, src)
 		}
@@ -81,13 +83,22 @@ func TestRebuild(t *testing.T) {
 func TestRebuildRefuses(t *testing.T) {
 	from := t.TempDir()
 	write(t, filepath.Join(from, "widget/redistrib_1.0.0.json"), `{"libwidget": {"version": "1", "linux-x86_64": {"relative_path": "/abs", "sha256": "x"}}}`)
-	if _, err := rebuild(from, t.TempDir(), "2026-12-02"); err == nil || !strings.Contains(err.Error(), "widget/redistrib_1.0.0.json") {
+	if _, err := rebuild(from, t.TempDir(), "2026-12-02", []string{"widget"}); err == nil || !strings.Contains(err.Error(), "widget/redistrib_1.0.0.json") {
 		t.Errorf("bad manifest: %v", err)
 	}
-	if _, err := rebuild(from, t.TempDir(), "yesterday"); err == nil || !strings.Contains(err.Error(), "YYYY-MM-DD") {
+	if _, err := rebuild(from, t.TempDir(), "yesterday", []string{"widget"}); err == nil || !strings.Contains(err.Error(), "YYYY-MM-DD") {
 		t.Errorf("bad date: %v", err)
 	}
-	if _, err := rebuild(t.TempDir(), t.TempDir(), "2026-12-02"); err == nil || !strings.Contains(err.Error(), "no manifests found") {
+	if _, err := rebuild(t.TempDir(), t.TempDir(), "2026-12-02", []string{"widget"}); err == nil || !strings.Contains(err.Error(), "no manifests found") {
 		t.Errorf("empty: %v", err)
+	}
+}
+
+// The default products are the built-in plugins': the toolkit and the five
+// libraries, each once.
+func TestBuiltinProducts(t *testing.T) {
+	got := strings.Join(builtinProducts(), ",")
+	if want := "cuda,cudnn,cudss,cusparselt,cutensor,tensorrt"; got != want {
+		t.Errorf("builtinProducts() = %s, want %s", got, want)
 	}
 }

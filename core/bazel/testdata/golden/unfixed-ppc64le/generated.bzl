@@ -87,6 +87,7 @@ LOCAL_PLATFORM_KEYS = [
     "linux-aarch64",
     "linux-ppc64le",
     "windows-x86_64",
+    "windows-arm64",
     "linux-all",
     "source",
 ]
