@@ -6,35 +6,7 @@
 # bazel_cmd, in_ws, step, fail) and variables (ROOT, SCRATCH, SID, LOG, GCC,
 # CROSS). See integration/README.md, "Real binaries".
 
-step "real: NVIDIA's binaries (integration/realbin: download or cache, repack)"
-REAL=$SCRATCH/realbin
-realbin "$REAL"
-cat "$LOG/realbin.out"
-
-step "real: HTTP server on 127.0.0.1, cudapkgs generate from the repacked manifests"
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$REAL/www" >"$LOG/http.log" 2>&1 &
-HTTP_PID=$!
-PORT=
-for _ in $(seq 50); do
-  PORT=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' "$LOG/http.log" | head -n 1)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-[ -n "$PORT" ] || fail "the HTTP server did not start: $(cat "$LOG/http.log")"
-MIRROR_URL=http://127.0.0.1:$PORT/
-echo "  serving $REAL/www at $MIRROR_URL"
-RWS=$SCRATCH/realws
-remove_tree "$RWS" && cp -r "$ROOT/integration/workspace-bzlmod" "$RWS" || fail "copy the bzlmod workspace"
-(cd "$ROOT/integration/real" && cp -r MODULE.bazel BUILD.bazel ./*.c ./*.cc ./*.cu ./*.cuh ./*.h attrs_inc "$RWS/") || fail "copy integration/real"
-(cd "$ROOT/integration/workspace" && cp platform_mappings "$RWS/" && cp toolchains/cc/config.bzl "$RWS/toolchains/cc/") \
-  || fail "copy integration/workspace's platform_mappings"
-# Capabilities from 8.0 (Ampere) off Jetson, where each CUDA version keeps its
-# defaults (Orin for 12.x, Thor for 13.x): cuSPARSELt needs the Sparse Tensor
-# Cores of 8.0 and newer, and is unusable in a hub that also serves Turing.
-"$SCRATCH/bin/cudapkgs" generate --manifests "$REAL/manifests" --out "$RWS/third_party/cuda" \
-  --cuda 12.4.1,13.3.0 --platform linux-x86_64,linux-sbsa,linux-jetson --capabilities 8.0,9.0 --mirror "$MIRROR_URL" \
-  >"$LOG/real-generate.out" 2>&1 || { cat "$LOG/real-generate.out" >&2; fail "cudapkgs generate (real)"; }
-tail -n 1 "$LOG/real-generate.out"
+real_setup
 remove_tree "$SID/src/real" && cp -r "$RWS" "$SID/src/real" || fail "copy the workspace into the chroot"
 remove_tree "$SID/src/repocache-real" || fail "cannot empty the real repository cache"
 # Downloads enabled (from the server above only: every URL the hub tries
@@ -212,5 +184,8 @@ if [ "$CROSS" = 1 ]; then
 fi
 step "real: bazel shutdown"
 bazel_cmd shutdown >/dev/null 2>&1 || true
-kill "$HTTP_PID" 2>/dev/null || true
-HTTP_PID=
+# The server stays for integration/remote/remote.sh when it runs next.
+if [ "$REMOTE_TIER" = 0 ]; then
+  kill "$HTTP_PID" 2>/dev/null || true
+  HTTP_PID= MIRROR_URL=
+fi

@@ -6,6 +6,7 @@ is relative to that repository (Label("//...")), so the hub may have any name. W
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+load("//:remote.bzl", "GPU_TEST_EXEC_PROPERTIES")
 
 # Bazel 4.2.3 has these as globals only (Debian's rules_cc 0.0.4 does not export them).
 # buildifier: disable=native-cc-info
@@ -732,7 +733,7 @@ def cuda_binary(name, srcs = [], hdrs = [], deps = [], cuda_copts = [], capabili
     cuda_attrs = dict(rdc = rdc, defines = defines, local_defines = local_defines, includes = includes, host_copts = host_copts, ptxasopts = ptxasopts)
     _program(cc_binary, name, srcs, hdrs, deps, cuda_copts, capabilities, cuda_attrs, kwargs)
 
-def cuda_test(name, srcs = [], hdrs = [], deps = [], cuda_copts = [], capabilities = [], rdc = False, defines = [], local_defines = [], includes = [], host_copts = [], ptxasopts = [], **kwargs):
+def cuda_test(name, srcs = [], hdrs = [], deps = [], cuda_copts = [], capabilities = [], rdc = False, defines = [], local_defines = [], includes = [], host_copts = [], ptxasopts = [], gpu = True, **kwargs):
     """A cc_test whose .cu sources are compiled by a cuda_library named <name>_cuda.
 
     Every relocatable device code object of the test (rdc, in any
@@ -751,7 +752,11 @@ def cuda_test(name, srcs = [], hdrs = [], deps = [], cuda_copts = [], capabiliti
       includes: includes of both.
       host_copts: cuda_library's host_copts.
       ptxasopts: cuda_library's ptxasopts.
+      gpu: whether the test needs a GPU: its test action (only) then asks a remote executor for the hub's
+        gpu_exec_property (docs/remote.md); compiling and linking go wherever they would.
       **kwargs: passed to cc_test.
     """
+    if gpu and GPU_TEST_EXEC_PROPERTIES:
+        kwargs["exec_properties"] = dict(GPU_TEST_EXEC_PROPERTIES, **kwargs.get("exec_properties", {}))
     cuda_attrs = dict(rdc = rdc, defines = defines, local_defines = local_defines, includes = includes, host_copts = host_copts, ptxasopts = ptxasopts)
     _program(cc_test, name, srcs, hdrs, deps, cuda_copts, capabilities, cuda_attrs, kwargs)

@@ -58,6 +58,11 @@ _local = tag_class(
     doc = "An installed CUDA used instead of downloads for its CUDA version and platform: the one cudapkgs generate --local-cuda read, or any other, which the extension reads with the same layout table.",
 )
 
+_remote = tag_class(
+    attrs = {"gpu_exec_property": attr.string(doc = "KEY=VALUE: the platform property cuda_test's test action asks a remote executor for, e.g. gpu=nvidia (docs/remote.md); empty: none")},
+    doc = "Remote execution: how GPU tests reach GPU workers. Compiles and links are not affected.",
+)
+
 def _origin(mod):
     return "module %s%s" % (mod.name or "<root>", " " + mod.version if mod.version else "")
 
@@ -96,6 +101,8 @@ def _resolve(mctx):
             put("pin " + t.product + ("@" + t.cuda if t.cuda else ""), t.version)
         for t in mod.tags.local:
             put("local", {"components": list(t.components), "path": t.path} if t.enabled else False)
+        for t in mod.tags.remote:
+            put("gpu_exec_property", t.gpu_exec_property)
         for t in mod.tags.mirror:
             mirrors.extend([u for u in t.urls if u not in mirrors])
     return chosen, mirrors
@@ -132,6 +139,7 @@ def _cuda_impl(mctx):
         mirrors = mirrors,
         pins = pins,
         local = local,
+        gpu_exec_property = get("gpu_exec_property"),
         where = "cuda extension (%s)" % origin(chosen.keys()),
     )
     cuda_declare(settings)
@@ -144,6 +152,7 @@ cuda = module_extension(
         "mirror": _mirror,
         "pin": _pin,
         "platforms": _platforms,
+        "remote": _remote,
         "toolkit": _toolkit,
     },
     doc = "Declares the archives behind the hub and its settings; see the tag classes.",

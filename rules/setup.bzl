@@ -34,6 +34,7 @@ def cuda_settings(
         mirrors = None,
         pins = None,
         local = None,
+        gpu_exec_property = None,
         where = "cuda_repositories"):
     """Checks the arguments of cuda_repositories() or the module extension's tags against what was generated.
 
@@ -47,6 +48,8 @@ def cuda_settings(
       local: None: the installed CUDA generation read (cudapkgs generate --local-cuda), if any; False: downloads
         only; {"path": ..., "components": [...]}: that install (the path generation read), only these components;
         with "found" (the module extension's reading of another install, shaped like LOCAL): that install.
+      gpu_exec_property: "KEY=VALUE", the remote-execution platform property cuda_test's test action asks for
+        (docs/remote.md); empty or None: none.
       where: what the arguments came from, for messages.
 
     Returns:
@@ -101,8 +104,15 @@ def cuda_settings(
             if c not in data["components"]:
                 fail("%s: local CUDA %s: component %s was not found there%s; found: %s" % (where, local["path"], c, when, ", ".join(data["components"])))
         local = {"archives": {n: f for n, f in data["archives"].items() if ARCHIVES[n]["component"] in components}, "components": components, "path": data["path"]}
+    gpu = {}
+    if gpu_exec_property:
+        key, eq, value = gpu_exec_property.partition("=")
+        if not eq or not key.strip() or not value.strip() or key != key.strip() or value != value.strip():
+            fail("%s: gpu_exec_property %s: expected KEY=VALUE, such as gpu=nvidia (docs/remote.md)" % (where, json.encode(gpu_exec_property)))
+        gpu = {"test." + key: value}
     return {
         "capabilities": list(capabilities) if capabilities != None else list(CAPABILITIES),
+        "gpu_test_exec_properties": gpu,
         "default_version": default_version,
         "local": local,
         "mirrors": [m if m.endswith("/") else m + "/" for m in (mirrors or [])],
@@ -192,6 +202,7 @@ def cuda_declare(settings):
         pinnable = sorted([pkg for product in PINNABLE.values() for pkg in product["packages"]]),
         hub = _hub(":BUILD.bazel").rpartition("//")[0],
         host_compilers = {v: json.encode(r) for v, r in HOST_COMPILERS.items()},
+        gpu_test_exec_properties = settings["gpu_test_exec_properties"],
     )
 
 # A WORKSPACE macro by design: it declares repositories, it has no name.
@@ -205,6 +216,7 @@ def cuda_repositories(
         pins = None,
         local_cuda = None,
         local_components = None,
+        gpu_exec_property = None,
         register_toolchains = True):
     """WORKSPACE: declares the archives behind the hub (see cuda_settings for the arguments).
 
@@ -217,6 +229,7 @@ def cuda_repositories(
       pins: {"cudnn": "8.9"} or {"cudnn@12.2.2": "8.9"}.
       local_cuda: False: downloads only; default: the installed CUDA generation read (--local-cuda), if any.
       local_components: the components taken from it (default: every one generation found).
+      gpu_exec_property: "KEY=VALUE": what cuda_test's test action asks a remote executor for (docs/remote.md).
       register_toolchains: whether to register the nvcc toolchains.
     """
     local = local_cuda
@@ -224,7 +237,7 @@ def cuda_repositories(
         local = {"components": local_components, "path": local_cuda}
     elif local_cuda == None and local_components:
         local = {"components": local_components, "path": LOCAL.get("path", "")}
-    cuda_declare(cuda_settings(versions, default_version, platforms, capabilities, mirrors, pins, local, where = "cuda_repositories()"))
+    cuda_declare(cuda_settings(versions, default_version, platforms, capabilities, mirrors, pins, local, gpu_exec_property, where = "cuda_repositories()"))
     if register_toolchains:
         native.register_toolchains(_hub("toolchain:all"))
 
@@ -282,7 +295,7 @@ _cuda_disabled = repository_rule(
 )
 
 def _probe_host_compiler(rctx, lo, hi):
-    """"" when the C++ toolchain's compiler ($CC, else gcc) is within [lo, hi]; else the newest g++-N on PATH within it.
+    """"" when the C++ toolchain's compiler ($CC, else gcc) is within [lo, hi]; else the newest g++-N on PATH within it, by name.
 
     The C++ toolchain's compiler comes first: it is the one cross builds use too. Only when it is out of
     nvcc's range (Debian bookworm's gcc 12 with nvcc 11.8) is another one looked for; with none found the
@@ -296,9 +309,10 @@ def _probe_host_compiler(rctx, lo, hi):
         if r.return_code == 0 and major.isdigit() and lo <= int(major) and int(major) <= hi:
             return ""
     for n in range(hi, lo - 1, -1):
-        p = rctx.which("g++-%d" % n)
-        if p:
-            return str(p)
+        # By name, not by this machine's path: nvcc's -ccbin finds it on the
+        # action's PATH, on a remote executor as here (docs/remote.md).
+        if rctx.which("g++-%d" % n):
+            return "g++-%d" % n
     return ""
 
 def _cuda_config_impl(rctx):
@@ -318,6 +332,8 @@ def _cuda_config_impl(rctx):
         "# The host compiler nvcc uses per CUDA version, found on this machine within the supported range;",
         "# \"\": the C++ toolchain's compiler.",
         "HOST_COMPILER = %s" % json.encode(host),
+        "# What cuda_test's test action (the test exec group) asks a remote executor for (gpu_exec_property).",
+        "GPU_TEST_EXEC_PROPERTIES = %s" % json.encode(rctx.attr.gpu_test_exec_properties),
         "",
     ]))
     hub = rctx.attr.hub
@@ -335,6 +351,7 @@ _cuda_config = repository_rule(
         "capabilities": attr.string_list(),
         "default_version": attr.string(mandatory = True),
         "generated_versions": attr.string_list(),
+        "gpu_test_exec_properties": attr.string_dict(doc = "test.KEY -> VALUE, or nothing"),
         "host_compilers": attr.string_dict(doc = "CUDA version -> JSON {family: [min, max]}"),
         "hub": attr.string(mandatory = True),
         "pinnable": attr.string_list(),

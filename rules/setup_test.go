@@ -255,7 +255,8 @@ func TestRepositories(t *testing.T) {
 	defaults := `{
 		"cuda_config": {"rule": "cuda_config", "name": "cuda_config", "versions": ["12.4.1", "12.6.3"], "generated_versions": ["12.4.1", "12.6.3"],
 			"default_version": "12.6.3", "capabilities": [], "pins": {}, "pinnable": ["cudnn"], "hub": "@cuda",
-			"host_compilers": {"12.4.1": '{"clang":[7,17],"gcc":[6,13]}', "12.6.3": '{"clang":[7,18],"gcc":[6,13]}'}},
+			"host_compilers": {"12.4.1": '{"clang":[7,17],"gcc":[6,13]}', "12.6.3": '{"clang":[7,18],"gcc":[6,13]}'},
+			"gpu_test_exec_properties": {}},
 		"cuda_cudart_12_6_77_linux_aarch64": {"rule": "http_archive", "name": "cuda_cudart_12_6_77_linux_aarch64",
 			"build_file": Label("//repos:cuda_cudart_12_6_77_linux_aarch64.BUILD"), "sha256": "a64", "strip_prefix": "cudart-aarch64",
 			"urls": ["` + nv + `cuda_cudart/linux-aarch64/cudart-12.6.77.tar.xz"]},
@@ -325,6 +326,18 @@ func TestRepositories(t *testing.T) {
 		{
 			name: "local_cuda = False", expr: `cuda_repositories(local_cuda = False, register_toolchains = False)`,
 			want: `{"cuda_nvcc_12_6_85_linux_x86_64": {"rule": "http_archive", "sha256": "n126"}, "cuda_cudart_12_6_77_linux_x86_64": {"rule": "http_archive"}}`,
+		},
+		{
+			name: "gpu exec property", expr: `cuda_repositories(gpu_exec_property = "Pool=gpu-a100", register_toolchains = False)`,
+			want: `{"cuda_config": {"gpu_test_exec_properties": {"test.Pool": "gpu-a100"}}}`,
+		},
+		{
+			name: "gpu exec property without =", expr: `cuda_repositories(gpu_exec_property = "gpu")`,
+			fail: `cuda_repositories(): gpu_exec_property "gpu": expected KEY=VALUE, such as gpu=nvidia (docs/remote.md)`,
+		},
+		{
+			name: "gpu exec property with an empty value", expr: `cuda_repositories(gpu_exec_property = "gpu= ")`,
+			fail: `cuda_repositories(): gpu_exec_property "gpu= ": expected KEY=VALUE, such as gpu=nvidia (docs/remote.md)`,
 		},
 		{
 			name: "local components", expr: `cuda_repositories(local_components = ["cuda_nvcc"], register_toolchains = False)`,
@@ -599,7 +612,8 @@ unusable(name = "bin", message = "@x (cuda_nvcc 12.4.131): CUDA 12.4.1 is not en
 
 	got = run("_cuda_config", "cuda++cuda+cuda_config", `struct(versions = ["12.4.1", "12.6.3"], generated_versions = ["12.4.1", "12.6.3"], default_version = "12.6.3",
 		capabilities = ["8.6"], hub = "@cuda", pinnable = ["cudnn", "cutensor"], pins = {"cudnn": '{"12.4.1":"cudnn_8_9"}'},
-		host_compilers = {"12.4.1": '{"clang":[7,17],"gcc":[6,13]}', "12.6.3": '{"clang":[7,18],"gcc":[6,11]}'})`)
+		host_compilers = {"12.4.1": '{"clang":[7,17],"gcc":[6,13]}', "12.6.3": '{"clang":[7,18],"gcc":[6,11]}'},
+		gpu_test_exec_properties = {"test.gpu": "nvidia"})`)
 	want = map[string]string{
 		"WORKSPACE":   "",
 		"BUILD.bazel": "",
@@ -610,7 +624,9 @@ DEFAULT_VERSION = "12.6.3"
 CAPABILITIES = ["8.6"]
 # The host compiler nvcc uses per CUDA version, found on this machine within the supported range;
 # "": the C++ toolchain's compiler.
-HOST_COMPILER = {"12.4.1":"/usr/bin/g++-12","12.6.3":""}
+HOST_COMPILER = {"12.4.1":"g++-12","12.6.3":""}
+# What cuda_test's test action (the test exec group) asks a remote executor for (gpu_exec_property).
+GPU_TEST_EXEC_PROPERTIES = {"test.gpu":"nvidia"}
 `,
 		"pins/BUILD.bazel": `package(default_visibility = ["//visibility:public"])
 alias(name = "cudnn", actual = select({"@cuda//version:12.4.1": "@cuda//:cudnn_8_9", "//conditions:default": "@cuda//:cudnn__generated"}))
