@@ -36,7 +36,6 @@ bgd_start() {
   BGD_PORT=$(free_port)
   sed -e "s#@PORT@#$BGD_PORT#; s#@STATE@#$STATE/bgd#; s#@PGSOCKET@#$PGSOCKET#" \
     "$ROOT/integration/remote/buildgrid.yml" >"$STATE/buildgrid.yml"
-  sed -i "s#postgresql:///bgd#postgresql://postgres@/bgd#" "$STATE/buildgrid.yml"
   mkdir -p "$STATE/bgd/cas"
   "$VENV/bin/bgd" server start -v "$STATE/buildgrid.yml" >"$LOG/bgd.log" 2>&1 &
   BGD_PID=$!

@@ -44,5 +44,5 @@ worker_root() {
   local found
   found=$(cd "$dir" && find usr opt -maxdepth 4 \( -iname 'nvcc' -o -iname 'libcudart*' -o -iname 'cuda_runtime*.h' -o -iname 'bazel*' -o -name 'cuda' \) 2>/dev/null | head -n 5)
   [ -z "$found" ] || fail "the workers' root has CUDA or Bazel: $found"
-  echo "  $(du -sh --one-file-system "$dir" | cut -f1) in the workers' root: no nvcc, no libcudart, no cuda_runtime.h, no Bazel"
+  echo "  $(du -sh --one-file-system --exclude=build --exclude='.cache-*' "$dir" | cut -f1) in the workers' root: no nvcc, no libcudart, no cuda_runtime.h, no Bazel"
 }
