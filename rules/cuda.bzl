@@ -436,7 +436,7 @@ def _compile(ctx):
         else:
             ctx.actions.run(
                 executable = tc.nvcc,
-                arguments = ["-x", "cu", "-c", src.path, "-o", obj.path] + first + args + last,
+                arguments = ["-x", "cu", "-c", src.path, "-o", obj.path] + _nvcc_reproducible(tc.cuda_version, src) + first + args + last,
                 inputs = inputs,
                 outputs = [obj],
                 # nvcc runs its tools (cicc, ptxas, fatbinary) through the shell: its own folder first (an
@@ -671,6 +671,20 @@ cuda_stub_library = rule(
     },
     doc = "Links against driver stubs (libcuda.so, libnvidia-ml.so) without putting them on the run-time search path.",
 )
+
+def _nvcc_reproducible(cuda_version, src):
+    """nvcc options that make its object the same bytes wherever it runs (docs/remote.md).
+
+    nvcc names its intermediate files after its process id (tmpxft_<pid>_...) and the host compiler
+    records that name in the object; --objdir-as-tempdir names them after the object instead. The
+    relocatable-code module id is a hash of the source's absolute path, which differs between checkouts
+    and between a remote executor's action folders; cudafe++ is given the execroot-relative path, which
+    is the same everywhere and still unique in the build. Both are verified from CUDA 12.4.
+    """
+    parts = [int(p) for p in cuda_version.split(".")[:2]]
+    if parts[0] < 12 or (parts[0] == 12 and parts[1] < 4):
+        return []
+    return ["--objdir-as-tempdir", "-Xcudafe", "--orig_src_path_name=" + src.path]
 
 _CUDA_SUFFIXES = (".cu", ".cuh")
 

@@ -461,6 +461,23 @@ func TestModuleExtension(t *testing.T) {
 			want: `{"cuda_config": {"versions": ["12.6.3"]}}`,
 		},
 		{
+			name:    "remote: the GPU property of cuda_test's test action",
+			modules: `[module(name = "app", is_root = True, remote = [{"gpu_exec_property": "Pool=gpu"}])]`,
+			want:    `{"cuda_config": {"gpu_test_exec_properties": {"test.Pool": "gpu"}}}`,
+		},
+		{
+			name: "remote: two dependencies disagree on the GPU property",
+			modules: `[module(name = "app", is_root = True),
+				module(name = "a", version = "1.0", remote = [{"gpu_exec_property": "gpu=nvidia"}]),
+				module(name = "b", version = "2.0", remote = [{"gpu_exec_property": "Pool=gpu"}])]`,
+			fail: `cuda extension: conflicting gpu_exec_property: module a 1.0 sets "gpu=nvidia", module b 2.0 sets "Pool=gpu"; set it in the root module to decide`,
+		},
+		{
+			name:    "remote: a malformed GPU property",
+			modules: `[module(name = "app", version = "1.0", is_root = True, remote = [{"gpu_exec_property": "=nvidia"}])]`,
+			fail:    `cuda extension (module app 1.0): gpu_exec_property "=nvidia": expected KEY=VALUE, such as gpu=nvidia (docs/remote.md)`,
+		},
+		{
 			name: "one module sets a setting twice",
 			modules: `[module(name = "app", version = "1.0", is_root = True,
 				toolkit = [{"versions": ["12.4.1"]}, {"default": "12.4.1"}, {"versions": ["12.6.3"]}])]`,
