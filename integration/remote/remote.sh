@@ -104,6 +104,13 @@ cuda_test(
     deps = ["@cuda//:cuda_cudart"],
 )
 
+# Sleeps past --test_timeout: the worker kills it at the action's timeout.
+cc_test(
+    name = "sleepy_test",
+    srcs = ["sleepy.c"],
+    tags = ["manual"],
+)
+
 genrule(
     name = "slow",
     outs = ["slow.txt"],
@@ -111,20 +118,24 @@ genrule(
     tags = ["manual"],
 )
 EOF
+printf '#include <unistd.h>\nint main(void) { sleep(60); return 0; }\n' >"$SID$WSA/sleepy.c"
 cp "$SID$WSA/BUILD.bazel" "$SID$WSB/BUILD.bazel"
-# A header the program includes but does not declare (undeclared.c): local
-# sandboxes hide it too, but only a root without the workspace makes it fail
-# whatever the strategy.
-cat >"$SID$WSA/undeclared.c" <<'EOF'
-#include "saxpy.h"
-int main(void) { return 0; }
+# A header no target declares, found through an absolute path into the
+# client's checkout. Nothing checks a cuda_library's inclusions (nvcc's
+# actions have no .d check) and the local sandbox shows the client's
+# filesystem, so it builds here; a worker's root has no workspace.
+mkdir -p "$SID$WSA/undeclared_dir"
+echo '#define UNDECLARED 1' >"$SID$WSA/undeclared_dir/undeclared.h"
+cat >"$SID$WSA/undeclared.cu" <<'EOF'
+#include "undeclared.h"
+__global__ void undeclared_kernel(int *p) { *p = UNDECLARED; }
 EOF
-cat >>"$SID$WSA/BUILD.bazel" <<'EOF'
+cat >>"$SID$WSA/BUILD.bazel" <<EOF
 
-cc_binary(
+cuda_library(
     name = "undeclared",
-    srcs = ["undeclared.c"],
-    copts = ["-I."],
+    srcs = ["undeclared.cu"],
+    copts = ["-I$WSA/undeclared_dir"],
     tags = ["manual"],
 )
 EOF
@@ -217,7 +228,7 @@ run_builds warm --config=remote --config=minimal
 WARM_S=$(( $(date +%s) - t0 ))
 WARM_OUT=$(out_bytes)
 for b in "${BUILDS[@]}"; do execlog "warm_${b%%|*}" --all-hits; done
-echo "  warm, minimal: ${WARM_S}s; the client's bazel-out $WARM_OUT bytes (cold, everything downloaded: $COLD_OUT)"
+echo "  warm, minimal: ${WARM_S}s; the client's bazel-out $WARM_OUT bytes (cold, with Bazel 7's default --remote_download_outputs=toplevel: $COLD_OUT)"
 
 CWS=$WSB
 step "remote: checkout B (another path, another output base): 100% remote cache hits"
@@ -264,6 +275,8 @@ http {
   }
 }
 EOF
+# nginx's workers run as nobody when the master is root.
+chown -R nobody:nogroup "$RSTATE/nginx/cache" "$RSTATE/nginx/tmp"
 nginx -c "$RSTATE/nginx/nginx.conf" >"$LOG/nginx.out" 2>&1 &
 NGINX_PID=$!
 sleep 1
@@ -271,7 +284,10 @@ kill -0 "$NGINX_PID" 2>/dev/null || { cat "$LOG/nginx.out" "$RSTATE/nginx/error.
 echo "  $(nginx -v 2>&1) on 127.0.0.1:$NGINX_PORT, WebDAV PUT into $RSTATE/nginx/cache"
 HTTP_CACHE="--remote_cache=http://127.0.0.1:$NGINX_PORT --@cuda//:version=12.4.1 --@cuda//:cudadevrt=none --config=x86_64"
 CWS=$WSA
+bz a_http_clean clean
 bz a_http test $HTTP_CACHE //:saxpy_test //:rdc_test
+n=$(find "$RSTATE/nginx/cache" -type f | wc -l)
+[ "$n" -gt 0 ] || fail "checkout A put nothing into the HTTP cache ($RSTATE/nginx/error.log: $(tail -n 3 "$RSTATE/nginx/error.log"))"
 echo "  checkout A filled it: $(find "$RSTATE/nginx/cache" -type f | wc -l) entries, $(du -sb "$RSTATE/nginx/cache" | cut -f1) bytes"
 CWS=$WSB
 bz b_clean2 clean
@@ -281,17 +297,31 @@ execlog b_http --all-hits
 step "remote: the HTTP cache goes away mid-build: --remote_local_fallback builds locally, Bazel's message shown"
 CWS=$WSA
 bz a_clean clean
+: >"$RSTATE/nginx/access.log"
+bazel_cmd test $HTTP_CACHE --remote_local_fallback --noremote_accept_cached //:saxpy_test //:rdc_test \
+  >"$LOG/a_http_gone.out" 2>"$LOG/a_http_gone.err" &
+BZ=$!
+# Killed once the build has talked to it.
+for _ in $(seq 600); do [ -s "$RSTATE/nginx/access.log" ] && break; sleep 0.2; done
+[ -s "$RSTATE/nginx/access.log" ] || { kill "$BZ"; fail "the build never reached the HTTP cache"; }
 kill "$NGINX_PID"; wait "$NGINX_PID" 2>/dev/null || true; NGINX_PID=
-bz a_http_gone test $HTTP_CACHE --remote_local_fallback //:saxpy_test
+echo "  nginx killed after $(wc -l <"$RSTATE/nginx/access.log") request(s) of the build"
+wait "$BZ" || { tail -n 30 "$LOG/a_http_gone.err" >&2; fail "the build failed when the HTTP cache went away (--remote_local_fallback)"; }
 grep -E 'WARNING: .*(Remote Cache|remote cache|Connection refused|connection refused)' "$LOG/a_http_gone.err" | head -n 2 | sed 's/^/  /'
 grep -qE 'WARNING: .*(Remote Cache|remote cache|Connection refused|connection refused)' "$LOG/a_http_gone.err" \
   || fail "the cache server went away and Bazel said nothing: $LOG/a_http_gone.err"
 
-step "remote: an undeclared header builds unsandboxed on the client, fails remotely (the workers' root has no workspace)"
-bz undeclared_local build --spawn_strategy=standalone --config=x86_64 //:undeclared
-bz_fails undeclared build --config=remote --config=x86_64 //:undeclared
-expect_in "$LOG/undeclared.err" "saxpy.h: No such file or directory"
-echo "  $(grep -m 1 -o 'undeclared.c:[0-9]*:[0-9]*: fatal error: saxpy.h: No such file or directory' "$LOG/undeclared.err")"
+step "remote: an undeclared header builds in the client's sandbox, fails remotely (the workers' root has no workspace)"
+bz undeclared_local build --config=x86_64 --@cuda//:version=12.4.1 //:undeclared
+echo "  locally: $(processes "$LOG/undeclared_local.err")"
+bz_fails undeclared build --config=remote --config=x86_64 --@cuda//:version=12.4.1 //:undeclared
+expect_in "$LOG/undeclared.err" "undeclared.h: No such file or directory"
+echo "  remotely: $(grep -m 1 'undeclared.h: No such file or directory' "$LOG/undeclared.err")"
+
+step "remote: the action's timeout: the worker kills a test at --test_timeout"
+bz_fails timeout test --config=remote --config=x86_64 --test_timeout=5 //:sleepy_test
+expect_in "$LOG/timeout.out" "TIMEOUT"
+echo "  $(grep -m 1 -o '//:sleepy_test .*TIMEOUT.*' "$LOG/timeout.out" | tr -s ' ')"
 
 step "remote: a worker whose root lacks the host compiler: the error names it"
 cp -al "$WROOT" "$RSTATE/nogcc-root" 2>/dev/null || { rm -rf "$RSTATE/nogcc-root"; cp -a --one-file-system "$WROOT" "$RSTATE/nogcc-root"; }
