@@ -9,15 +9,7 @@
 step "init: HTTP server on 127.0.0.1 for the fixture archives"
 INIT_WWW=$SCRATCH/initwww
 mkdir -p "$INIT_WWW" && ln -sfn "$SCRATCH/fixtures/redist" "$INIT_WWW/compute" || fail "init: $INIT_WWW"
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$INIT_WWW" >"$LOG/init-http.log" 2>&1 &
-HTTP_PID=$!
-PORT=
-for _ in $(seq 50); do
-  PORT=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' "$LOG/init-http.log" | head -n 1)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-[ -n "$PORT" ] || fail "init: the HTTP server did not start: $(cat "$LOG/init-http.log")"
+serve_dir "$INIT_WWW" "$LOG/init-http.log"
 INIT_MIRROR=http://127.0.0.1:$PORT/
 echo "  serving $SCRATCH/fixtures/redist as $INIT_MIRROR""compute/"
 

@@ -114,6 +114,21 @@ processes() { # FILE: Bazel's last "INFO: N processes: ..." line
   grep -E '^INFO: [0-9]+ process(es)?: ' "$1" | tail -n 1 || true
 }
 
+# serve_dir DIR LOGFILE: Python's HTTP server for DIR on a free port of
+# 127.0.0.1, in the background; sets HTTP_PID and PORT, fails if it does not
+# start.
+serve_dir() {
+  python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$1" >"$2" 2>&1 &
+  HTTP_PID=$!
+  PORT=
+  for _ in $(seq 50); do
+    PORT=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' "$2" | head -n 1)
+    [ -n "$PORT" ] && return 0
+    sleep 0.1
+  done
+  fail "the HTTP server for $1 did not start: $(cat "$2")"
+}
+
 # need_go: Go on PATH (CI machines have it in /usr/local/go/bin).
 need_go() {
   export PATH="$PATH:/usr/local/go/bin"

@@ -11,15 +11,7 @@ real_setup() {
   cat "$LOG/realbin.out"
 
   step "real: HTTP server on 127.0.0.1, cudapkgs generate from the repacked manifests"
-  python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$REAL/www" >"$LOG/http.log" 2>&1 &
-  HTTP_PID=$!
-  PORT=
-  for _ in $(seq 50); do
-    PORT=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' "$LOG/http.log" | head -n 1)
-    [ -n "$PORT" ] && break
-    sleep 0.1
-  done
-  [ -n "$PORT" ] || fail "the HTTP server did not start: $(cat "$LOG/http.log")"
+  serve_dir "$REAL/www" "$LOG/http.log"
   MIRROR_URL=http://127.0.0.1:$PORT/
   echo "  serving $REAL/www at $MIRROR_URL"
   RWS=$SCRATCH/realws
