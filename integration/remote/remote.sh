@@ -149,7 +149,10 @@ remote_rc() { # WORKSPACE OUTPUT_ROOT: the machine lines of its .bazelrc.local
   echo "build --repo_env=CC=/usr/bin/gcc-$GCC"
   echo "build --//toolchains/cc:gcc_version=$GCC"
   grep override_module "$SID/src/ws/.bazelrc.local" 2>/dev/null || true
-  # What docs/remote.md's .bazelrc has, with this cluster's addresses.
+  # What docs/remote.md's .bazelrc has, with this cluster's addresses. A
+  # fixed PATH for every action, local or remote: the same action keys
+  # whichever way a checkout builds.
+  echo "build --incompatible_strict_action_env"
   echo "build:remote --remote_executor=grpc://127.0.0.1:$BGD_PORT"
   echo "build:remote --spawn_strategy=remote"
   echo "build:remote --remote_timeout=600"
