@@ -340,6 +340,9 @@ def _compile(ctx):
             inputs = cc_files,
             command = _HOST_CHECK,
             arguments = [cc, check.path, tc.cuda_version, tc.host_compilers.get("gcc", ""), tc.host_compilers.get("clang", "")],
+            # A compiler given by name (the configuration repository's probe) is found on this PATH, as nvcc
+            # finds it; gcc run by name with no PATH cannot find its own cc1.
+            env = {"PATH": "/usr/bin:/bin"},
             mnemonic = "NvccHostCompilerCheck",
             progress_message = "Checking the host compiler of nvcc for %s" % ctx.label,
         )
