@@ -4,27 +4,34 @@
 
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 
-# pg_start: a fresh cluster in $STATE/pg, listening on its own socket only
+# pg_start: a fresh cluster in its own folder under /tmp, listening on its own socket only
 # (no TCP), owned by the postgres user (the server refuses root), with a
 # database bgd migrated to BuildGrid's schema.
 pg_start() {
   [ -x "$PGBIN/initdb" ] || fail "PostgreSQL's initdb is not installed (apt-get install postgresql)"
-  PGDATA=$STATE/pg/data PGSOCKET=$STATE/pg/run
+  # Its own folder outside the scratch: the server runs as postgres, which
+  # cannot enter a mktemp -d folder (mode 700) of root's.
+  PGROOT=$(mktemp -d /tmp/cudapkgs-pg.XXXXXX)
+  chmod 755 "$PGROOT"
+  PGDATA=$PGROOT/data PGSOCKET=$PGROOT/run
   mkdir -p "$PGDATA" "$PGSOCKET"
-  chown -R postgres: "$STATE/pg"
+  chown -R postgres: "$PGROOT"
   runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA" -A trust -U postgres >"$LOG/initdb.log" 2>&1 \
     || { cat "$LOG/initdb.log" >&2; fail "initdb"; }
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -l "$STATE/pg/postgres.log" -w \
+  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGROOT/postgres.log" -w \
     -o "-c listen_addresses='' -c unix_socket_directories='$PGSOCKET' -c max_connections=200 -c fsync=off" start >/dev/null \
-    || { cat "$STATE/pg/postgres.log" >&2; fail "PostgreSQL did not start"; }
+    || { cat "$PGROOT/postgres.log" >&2; fail "PostgreSQL did not start"; }
   runuser -u postgres -- "$PGBIN/createdb" -h "$PGSOCKET" -U postgres bgd || fail "createdb bgd"
   "$VENV/bin/bgd" migrate apply "postgresql://postgres@/bgd?host=$PGSOCKET" >"$LOG/migrate.log" 2>&1 \
     || { tail -n 20 "$LOG/migrate.log" >&2; fail "bgd migrate apply"; }
   echo "  PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}') on $PGSOCKET (no TCP)"
 }
 pg_stop() {
-  [ -n "${PGDATA:-}" ] && [ -f "$PGDATA/postmaster.pid" ] || return 0
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null 2>&1 || true
+  [ -n "${PGROOT:-}" ] || return 0
+  [ ! -f "$PGDATA/postmaster.pid" ] || runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null 2>&1 || true
+  cp "$PGROOT/postgres.log" "$LOG/postgres.log" 2>/dev/null || true
+  rm -rf "$PGROOT"
+  PGROOT=
 }
 
 # free_port: a TCP port on 127.0.0.1 nothing listens on now.

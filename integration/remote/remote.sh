@@ -262,6 +262,9 @@ NGINX_PORT=$(free_port)
 mkdir -p "$RSTATE/nginx/cache" "$RSTATE/nginx/tmp"
 cat >"$RSTATE/nginx/nginx.conf" <<EOF
 daemon off;
+# Workers as root, like the master: the cache is in root's scratch folder
+# (mode 700), which nginx's default user nobody cannot enter.
+user root;
 worker_processes 2;
 error_log $RSTATE/nginx/error.log;
 pid $RSTATE/nginx/nginx.pid;
@@ -281,8 +284,6 @@ http {
   }
 }
 EOF
-# nginx's workers run as nobody when the master is root.
-chown -R nobody:nogroup "$RSTATE/nginx/cache" "$RSTATE/nginx/tmp"
 nginx -c "$RSTATE/nginx/nginx.conf" >"$LOG/nginx.out" 2>&1 &
 NGINX_PID=$!
 sleep 1
