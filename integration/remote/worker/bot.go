@@ -160,7 +160,7 @@ func (b *bot) run(ctx context.Context) {
 		switch {
 		case pending:
 		case busy:
-			sleep(ctx, b.keepaliveInterval(resp), b.wake)
+			sleep(ctx, b.keepaliveInterval(resp, time.Now()), b.wake)
 		case !gotNew && len(reported) == 0 && time.Since(start) < time.Second:
 			sleep(ctx, time.Second, b.wake)
 		}
@@ -172,11 +172,12 @@ func (b *bot) run(ctx context.Context) {
 // keepaliveInterval is how long a busy bot may wait before its next update.
 // BuildGrid reaps a session not updated by its expire_time (its
 // bot-session-keepalive-timeout, which may be as short as a few seconds) and
-// requeues its jobs, so update well before that.
-func (b *bot) keepaliveInterval(s *rwpb.BotSession) time.Duration {
+// requeues its jobs, so update well before that. now is the caller's clock
+// reading, so the computation is exact in tests.
+func (b *bot) keepaliveInterval(s *rwpb.BotSession, now time.Time) time.Duration {
 	d := b.keepalive
 	if exp := s.GetExpireTime(); exp != nil && exp.IsValid() {
-		d = min(d, time.Until(exp.AsTime())/3) // past expiry: at once, the floor below
+		d = min(d, exp.AsTime().Sub(now)/3) // past expiry: at once, the floor below
 	}
 	return max(d, 100*time.Millisecond)
 }

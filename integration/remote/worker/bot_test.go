@@ -123,22 +123,23 @@ func TestBotLoop(t *testing.T) {
 
 func TestKeepaliveInterval(t *testing.T) {
 	b := &bot{keepalive: 20 * time.Second}
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name   string
 		expire *timestamppb.Timestamp
-		want   time.Duration // approximate
+		want   time.Duration
 	}{
 		{"no expire time", nil, 20 * time.Second},
-		{"far expiry keeps the flag's interval", timestamppb.New(time.Now().Add(10 * time.Minute)), 20 * time.Second},
-		{"BuildGrid keepalive timeout of 10s", timestamppb.New(time.Now().Add(10 * time.Second)), 3333 * time.Millisecond},
-		{"already expired", timestamppb.New(time.Now().Add(-time.Second)), 100 * time.Millisecond},
-		{"nearly expired: floor", timestamppb.New(time.Now().Add(30 * time.Millisecond)), 100 * time.Millisecond},
+		{"far expiry keeps the flag's interval", timestamppb.New(now.Add(10 * time.Minute)), 20 * time.Second},
+		{"BuildGrid keepalive timeout of 10s", timestamppb.New(now.Add(10 * time.Second)), 10 * time.Second / 3},
+		{"already expired", timestamppb.New(now.Add(-time.Second)), 100 * time.Millisecond},
+		{"nearly expired: floor", timestamppb.New(now.Add(30 * time.Millisecond)), 100 * time.Millisecond},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := b.keepaliveInterval(&rwpb.BotSession{ExpireTime: tc.expire})
-			if d := got - tc.want; d > 50*time.Millisecond || d < -50*time.Millisecond {
-				t.Errorf("interval %v, want about %v", got, tc.want)
+			got := b.keepaliveInterval(&rwpb.BotSession{ExpireTime: tc.expire}, now)
+			if got != tc.want {
+				t.Errorf("interval %v, want %v", got, tc.want)
 			}
 		})
 	}
