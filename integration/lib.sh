@@ -114,6 +114,13 @@ processes() { # FILE: Bazel's last "INFO: N processes: ..." line
   grep -E '^INFO: [0-9]+ process(es)?: ' "$1" | tail -n 1 || true
 }
 
+# expect_log TARGET TEXT: the test's last log (copied to
+# $LOG/$TESTLOG-TARGET.log; TESTLOG names the scenario set) has TEXT.
+expect_log() {
+  in_ws cat "bazel-testlogs/$1/test.log" >"$LOG/$TESTLOG-$1.log" 2>/dev/null || fail "no test log of //:$1"
+  expect_in "$LOG/$TESTLOG-$1.log" "$2"
+  echo "  //:$1: $(grep -F -- "$2" "$LOG/$TESTLOG-$1.log" | head -n 1)"
+}
 # serve_dir DIR LOGFILE: Python's HTTP server for DIR on a free port of
 # 127.0.0.1, in the background; sets HTTP_PID and PORT, fails if it does not
 # start.

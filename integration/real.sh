@@ -26,12 +26,7 @@ CUOBJDUMP=/src/cuobjdump/bin/cuobjdump
 CWS=/src/real
 OB=
 
-# expect_log TARGET TEXT: the test's log (last run) has TEXT.
-expect_log() {
-  in_ws cat "bazel-testlogs/$1/test.log" >"$LOG/real-$1.log" 2>/dev/null || fail "no test log of //:$1"
-  expect_in "$LOG/real-$1.log" "$2"
-  echo "  //:$1: $(grep -F -- "$2" "$LOG/real-$1.log" | head -n 1)"
-}
+TESTLOG=real   # expect_log (lib.sh) copies test logs to $LOG/real-TARGET.log
 # sass BINARY: the sm_* of the SASS cuobjdump lists in it, sorted, one line.
 sass() { in_ws "$CUOBJDUMP" --list-elf "$1" | grep -o 'sm_[0-9]*[af]\?' | sort -u | paste -sd' ' -; }
 # linked BINARY: the cubins in BINARY whose code sections hold both

@@ -180,11 +180,7 @@ cas_bytes() { du -sb "$STATE/bgd/cas" | cut -f1; }
 # out_bytes: what the client holds of the outputs (bazel-out, dereferenced
 # only for files Bazel downloaded).
 out_bytes() { inchroot sh -c "cd '$CWS' && du -sb \"\$(readlink -f bazel-out)\" | cut -f1"; }
-expect_log() {
-  in_ws cat "bazel-testlogs/$1/test.log" >"$LOG/remote-$1.log" 2>/dev/null || fail "no test log of //:$1"
-  expect_in "$LOG/remote-$1.log" "$2"
-  echo "  //:$1: $(grep -F -- "$2" "$LOG/remote-$1.log" | head -n 1)"
-}
+TESTLOG=remote   # expect_log (lib.sh) copies test logs to $LOG/remote-TARGET.log
 
 # The builds that cover the issue's list, smallest set: CUDA 12.4.1 and 13.3.0
 # (nvcc for several capabilities, cudart, cuBLAS, cuDNN, cuTENSOR, the rdc
