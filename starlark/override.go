@@ -234,6 +234,7 @@ func clonePackage(p *pkgset.Package) *pkgset.Package {
 	c.Patches = cloneLists(p.Patches)
 	c.Deps = slices.Clone(p.Deps)
 	c.Served = maps.Clone(p.Served)
+	c.Tried = cloneLists(p.Tried)
 	c.Generic = maps.Clone(p.Generic)
 	c.StaticLinkopts = slices.Clone(p.StaticLinkopts)
 	return &c

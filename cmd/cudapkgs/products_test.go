@@ -118,7 +118,7 @@ func TestQueryCuSPARSELtAndCuDSS(t *testing.T) {
 	// The default capabilities include Turing: cuSPARSELt (8.0 and newer)
 	// is unusable there, with the reason; cuDSS (6.0 and newer) is not.
 	d := queryProducts(t, "--cuda", "12.9.0", "--platform", "linux-x86_64")
-	want := "capability 7.5 (Turing) is not supported by cuSPARSELt 0.8.1: cuSPARSELt needs the Sparse Tensor Cores of 8.0 (NVIDIA Ampere) or newer"
+	want := "cuSPARSELt 0.8.1 needs the Sparse Tensor Cores of capabilities 8.0 (NVIDIA Ampere) and newer; 7.5 (Turing) is selected"
 	if u := d["12.9.0"].Packages["libcusparse_lt"].Unavailable["linux-x86_64"]; !slices.Contains(u, want) {
 		t.Errorf("CUDA 12.9.0 defaults: libcusparse_lt unavailable %q, want %q among them", u, want)
 	}

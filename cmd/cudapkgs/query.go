@@ -141,6 +141,17 @@ type jsonPackage struct {
 	// ServedBy maps a platform to the older release that serves this
 	// default name there, because the newer one cannot be used.
 	ServedBy map[string]jsonServed `json:"served_by,omitempty"`
+	// Tried maps a platform to the older releases tried for this default
+	// name there, newest first, each with why it was ruled out: the chain
+	// the generated messages only sum up.
+	Tried map[string][]jsonTried `json:"tried,omitempty"`
+}
+
+type jsonTried struct {
+	Name    string   `json:"name"`
+	Release string   `json:"release"`
+	Version string   `json:"version"`
+	Reasons []string `json:"ruled_out_because"`
 }
 
 type jsonServed struct {
@@ -213,6 +224,14 @@ func writeJSON(w io.Writer, sets []*pkgset.Set, run []string) error {
 					jp.ServedBy = map[string]jsonServed{}
 				}
 				jp.ServedBy[plat] = jsonServed{Name: sv.Name, Release: sv.Release.String(), Version: sv.Version.String(), Passed: sv.Passed}
+			}
+			for plat, tried := range p.Tried {
+				if jp.Tried == nil {
+					jp.Tried = map[string][]jsonTried{}
+				}
+				for _, tr := range tried {
+					jp.Tried[plat] = append(jp.Tried[plat], jsonTried{Name: tr.Name, Release: tr.Release.String(), Version: tr.Version.String(), Reasons: tr.Reasons})
+				}
 			}
 			for name, a := range p.Platforms {
 				jp.Platforms[name] = jsonArchive{NVIDIAKey: a.Key, Variant: a.Variant, URL: a.URLs[len(a.URLs)-1], URLs: a.URLs,

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
@@ -105,6 +106,10 @@ func (a *Archive) CUDAVersions() []string {
 type Use struct {
 	Archive *Archive
 	Reasons []string
+	// Instead, where Archive is nil, names the newest release of the same
+	// package (another of its names in the set: libfoo_9_1, or the default
+	// libfoo) that can be used there, "" for none.
+	Instead string
 }
 
 // Index is the result of Collect.
@@ -153,6 +158,9 @@ func Collect(sets []*pkgset.Set, targets []platform.Platform, prefix string) (*I
 			}
 		}
 	}
+	for _, s := range ix.sets {
+		ix.findInstead(s)
+	}
 	// An old name a package took over in some sets (a rename a plugin
 	// declared) is served there by the new package, so one label works
 	// across versions.
@@ -173,6 +181,48 @@ func Collect(sets []*pkgset.Set, targets []platform.Platform, prefix string) (*I
 	ix.archives = slices.SortedFunc(maps.Values(c.byName), func(a, b *Archive) int { return strings.Compare(a.Name, b.Name) })
 	ix.resolveMerges()
 	return ix, nil
+}
+
+// findInstead names, for each use of a package of s without an archive,
+// the newest other name of the same package that has one on that
+// platform. It runs here, after the plugins and the overrides, so it names
+// only what the generated tree serves.
+func (ix *Index) findInstead(s *pkgset.Set) {
+	byPkg := map[string][]*pkgset.Package{}
+	for _, p := range s.Packages {
+		if !p.Release.IsZero() {
+			byPkg[p.Product+"\x00"+p.Manifest] = append(byPkg[p.Product+"\x00"+p.Manifest], p)
+		}
+	}
+	for _, t := range ix.targets {
+		k := key(s.CUDA, t)
+		for _, p := range s.Packages {
+			u := ix.packages[p.Name][k]
+			if u.Archive != nil || p.Release.IsZero() {
+				continue
+			}
+			var best *pkgset.Package
+			var bestRel version.Version
+			for _, q := range byPkg[p.Product+"\x00"+p.Manifest] {
+				if q == p || ix.packages[q.Name][k].Archive == nil {
+					continue
+				}
+				rel := q.Release
+				if sv, ok := q.Served[t.Name()]; ok {
+					rel = sv.Release
+				}
+				// Newest first; of two names for one release, the versioned
+				// one, which says which release it is.
+				if best == nil || bestRel.Less(rel) || (bestRel.Equal(rel) && q.Name != q.Manifest) {
+					best, bestRel = q, rel
+				}
+			}
+			if best != nil {
+				u.Instead = best.Name
+				ix.packages[p.Name][k] = u
+			}
+		}
+	}
 }
 
 // resolveMerges finds, for each archive with merge edges, the archives that
@@ -402,31 +452,121 @@ func (ix *Index) Cells(pkg string) []Cell {
 	return out
 }
 
-// Unusable is the message of a cell without an archive: label (the
-// package as the user names it, @hub//:libfoo) cannot be used there, and
-// why.
-func (c Cell) Unusable(label string) string {
-	why := strings.Join(c.Reasons, "; ")
+// MaxMessage is the most bytes a generated failure message has: what a
+// user reads in an analysis error. Everything longer (every reason, every
+// release tried) is in the JSON of the query the message names.
+const MaxMessage = 400
+
+// Unusable is the message of a cell without an archive: hub+package (the
+// package as the user names it, @cuda//:libfoo) cannot be used there; why,
+// in as many of the reasons as fit, the first always (cut short when it
+// alone is too long); the other name of the package that can be used
+// instead; and the command whose JSON has every reason and every release
+// tried. queryFlags are the configuration flags that command needs (see
+// QueryFlags). At most MaxMessage bytes.
+func (c Cell) Unusable(hub, queryFlags string) string {
+	head := fmt.Sprintf("%s%s cannot be used with CUDA %s on %s: ", hub, c.Package, c.CUDA, c.Platform.Name())
 	if !c.InSet {
-		why = fmt.Sprintf("there is no package %s in the CUDA %s package set", c.Package, c.CUDA)
+		return head + fmt.Sprintf("there is no package %s in the CUDA %s package set", c.Package, c.CUDA)
 	}
-	return fmt.Sprintf("%s cannot be used with CUDA %s on %s: %s", label, c.CUDA, c.Platform.Name(), why)
+	tail := ""
+	if c.Instead != "" {
+		tail = "; use " + hub + c.Instead + " instead"
+	}
+	tail += fmt.Sprintf(" (every reason: cudapkgs query --cuda %s --platform %s --package %s%s --format json)", c.CUDA, c.Platform.Name(), c.Package, queryFlags)
+	return head + fitReasons(c.Reasons, MaxMessage-len(head)-len(tail)) + tail
+}
+
+// fitReasons joins as many whole reasons as fit in room bytes, with a count
+// of those left out; the first is always there, cut at a word when it alone
+// does not fit.
+func fitReasons(reasons []string, room int) string {
+	if len(reasons) == 0 {
+		return "no reason was given"
+	}
+	more := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return fmt.Sprintf("; %d more", n)
+	}
+	out := ""
+	for i, r := range reasons {
+		next := r
+		if i > 0 {
+			next = out + "; " + r
+		}
+		if len(next)+len(more(len(reasons)-i-1)) > room {
+			if i > 0 {
+				return out + more(len(reasons)-i)
+			}
+			return cut(r, room-len(more(len(reasons)-1))) + more(len(reasons)-1)
+		}
+		out = next
+	}
+	return out
+}
+
+// cut shortens s to at most n bytes, at a space, ending in "...".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n < 3 {
+		return ""
+	}
+	s = s[:n-3]
+	if i := strings.LastIndexByte(s, ' '); i > 0 {
+		s = s[:i]
+	}
+	// Not in the middle of a character.
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return strings.TrimRight(s, " ,;:") + "..."
+}
+
+// QueryFlags are the configuration flags of the query an unusable
+// message names, beyond the cell's own: the capabilities the user chose
+// (which the reasons depend on), none when the defaults apply.
+func QueryFlags(explicitCapabilities []string) string {
+	if len(explicitCapabilities) == 0 {
+		return ""
+	}
+	return " --capabilities " + strings.Join(explicitCapabilities, ",")
 }
 
 // Usable says where a package has an archive, for the message of a
-// configuration that matches none of the cells.
+// configuration that matches none of the cells: every (CUDA version,
+// platform) when there are two at most, else how many and the newest.
 func (ix *Index) Usable(pkg string) string {
 	var usable []string
 	for _, c := range ix.Cells(pkg) {
 		if c.Archive != nil {
-			usable = append(usable, c.CUDA.String()+" on "+c.Platform.Name())
+			usable = append(usable, "CUDA "+c.CUDA.String()+" on "+c.Platform.Name())
 		}
 	}
-	if len(usable) == 0 {
+	switch n := len(usable); {
+	case n == 0:
 		return "it is usable nowhere"
+	case n <= 2:
+		return "it is usable with " + strings.Join(usable, " and ")
+	default:
+		return fmt.Sprintf("it is usable in %d (CUDA version, platform) pairs, the last %s", n, usable[n-1])
 	}
-	return "it is usable with CUDA " + strings.Join(usable, ", ")
 }
+
+// Summary names a list for a message: every item when there are four at
+// most, else how many, the first and the last.
+func Summary(items []string) string {
+	if len(items) <= 4 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%d of them, %s to %s", len(items), items[0], items[len(items)-1])
+}
+
+// Fit cuts a message to MaxMessage bytes (at a word, ending in "...").
+func Fit(msg string) string { return cut(msg, MaxMessage) }
 
 // UnusableTarget names the target that fails, with the reasons, where pkg
 // cannot be used with CUDA cuda on p: libfoo_12_6_3_linux_x86_64. Both

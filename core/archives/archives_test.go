@@ -146,9 +146,9 @@ func TestReasons(t *testing.T) {
 		unusable  string
 	}{
 		{"libfoo", "12.4.1", sbsa, true, []string{"needs a newer driver", "not tested"},
-			"@h//:libfoo cannot be used with CUDA 12.4.1 on linux-sbsa: needs a newer driver; not tested"},
+			"@h//:libfoo cannot be used with CUDA 12.4.1 on linux-sbsa: needs a newer driver; not tested (every reason: cudapkgs query --cuda 12.4.1 --platform linux-sbsa --package libfoo --capabilities 6.0 --format json)"},
 		{"libfoo", "12.4.1", jet, true, []string{"no archive of libfoo 1.2.3 serves linux-jetson"},
-			"@h//:libfoo cannot be used with CUDA 12.4.1 on linux-jetson: no archive of libfoo 1.2.3 serves linux-jetson"},
+			"@h//:libfoo cannot be used with CUDA 12.4.1 on linux-jetson: no archive of libfoo 1.2.3 serves linux-jetson (every reason: cudapkgs query --cuda 12.4.1 --platform linux-jetson --package libfoo --capabilities 6.0 --format json)"},
 		{"libfoo", "12.6.3", x86, false, nil,
 			"@h//:libfoo cannot be used with CUDA 12.6.3 on linux-x86_64: there is no package libfoo in the CUDA 12.6.3 package set"},
 	} {
@@ -160,7 +160,7 @@ func TestReasons(t *testing.T) {
 		for _, c := range ix.Cells(tt.pkg) {
 			if c.CUDA.Equal(v(tt.cuda)) && c.Platform == tt.p {
 				found = true
-				if got := c.Unusable("@h//:" + tt.pkg); got != tt.unusable {
+				if got := c.Unusable("@h//:", QueryFlags([]string{"6.0"})); got != tt.unusable {
 					t.Errorf("Unusable:\n got %s\nwant %s", got, tt.unusable)
 				}
 			}
@@ -342,5 +342,66 @@ func TestDefaultVersion(t *testing.T) {
 	}
 	if got := ix.DefaultVersion([]version.Version{version.MustParse("12.9.1")}); got.String() != "12.9.1" {
 		t.Errorf("DefaultVersion([12.9.1]) = %s, want the newest configured, 12.9.1", got)
+	}
+}
+
+// A message is at most MaxMessage bytes: the first reason always (cut at a
+// word when it alone is too long), as many more as fit, a count of the rest,
+// what to use instead and the query that lists everything.
+func TestUnusableFits(t *testing.T) {
+	long := strings.Repeat("word ", 100)
+	cell := func(instead string, reasons ...string) Cell {
+		return Cell{Package: "libfoo", CUDA: v("12.4.1"), Platform: sbsa, InSet: true, Use: Use{Reasons: reasons, Instead: instead}}
+	}
+	const query = " (every reason: cudapkgs query --cuda 12.4.1 --platform linux-sbsa --package libfoo --format json)"
+	const head = "@h//:libfoo cannot be used with CUDA 12.4.1 on linux-sbsa: "
+	for _, tt := range []struct {
+		name string
+		c    Cell
+		want string
+	}{
+		{"two fit", cell("", "first", "second"), head + "first; second" + query},
+		{"instead", cell("libfoo_1_1", "first"), head + "first; use @h//:libfoo_1_1 instead" + query},
+		{"the rest counted", cell("", "first", long, "third"), head + "first; 2 more" + query},
+		{"the first cut", cell("", long, "second"), ""},
+	} {
+		got := tt.c.Unusable("@h//:", "")
+		if len(got) > MaxMessage {
+			t.Errorf("%s: %d bytes, over %d: %s", tt.name, len(got), MaxMessage, got)
+		}
+		if tt.want != "" && got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+		if tt.want == "" && (!strings.HasPrefix(got, head+"word word") || !strings.HasSuffix(got, "word...; 1 more"+query)) {
+			t.Errorf("%s: %s", tt.name, got)
+		}
+	}
+	if got := cut("abc déf ghi", 9); got != "abc..." {
+		t.Errorf("cut: %q", got)
+	}
+}
+
+// Where a package cannot be used, its Use names the newest other name of
+// the same package that can be used there, judged after every plugin and
+// override (the versioned name on a tie), and nothing where none can.
+func TestInstead(t *testing.T) {
+	mk := func(name, rel string, sbsaReason string) *pkgset.Package {
+		// Two names of one release share its archives.
+		p := foo(map[string]pkgset.Archive{"linux-x86_64": arc("linux-x86_64", "", "x"+rel), "linux-sbsa": arc("linux-sbsa", "", "s"+rel)})
+		p.Name, p.Product, p.Release, p.Version = name, "foo", v(rel), v(rel+".1")
+		if sbsaReason != "" {
+			p.Unavailable["linux-sbsa"] = []string{sbsaReason}
+		}
+		return p
+	}
+	def, v2, v1, v0 := mk("libfoo", "2.0", "too new"), mk("libfoo_2_0", "2.0", "too new"), mk("libfoo_1_0", "1.0", ""), mk("libfoo_0_9", "0.9", "")
+	other := &pkgset.Package{Name: "libbar", Product: "bar", Manifest: "libbar", Release: v("1.0"), Platforms: map[string]pkgset.Archive{"linux-x86_64": arc("linux-x86_64", "", "b")},
+		Unavailable: map[string][]string{}}
+	ix := mustCollect(t, []*pkgset.Set{set("12.4.1", def, other, v0, v1, v2)}, []platform.Platform{x86, sbsa}, "")
+	for pkg, want := range map[string]string{"libfoo": "libfoo_1_0", "libfoo_2_0": "libfoo_1_0", "libbar": ""} {
+		u, _ := ix.Use(pkg, v("12.4.1"), sbsa)
+		if u.Archive != nil || u.Instead != want {
+			t.Errorf("%s on sbsa: instead %q, want %q", pkg, u.Instead, want)
+		}
 	}
 }

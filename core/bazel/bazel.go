@@ -127,7 +127,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	g.platforms()
 	g.version()
 	g.hub(cfg)
-	g.unusable()
+	g.unusable(cfg)
 	g.rules()
 	if g.opts.Toolchain.Compiler != "" {
 		g.toolchain(cfg)
@@ -529,7 +529,7 @@ func (g *generator) headerAliases() []build.Expr {
 // message, and unusable/BUILD.bazel with one target per package and (CUDA
 // version, platform) it cannot be used for, and one per package for a
 // configuration that matches no (CUDA version, platform).
-func (g *generator) unusable() {
+func (g *generator) unusable(cfg *config.Config) {
 	d := buildfile.NewFile("unusable/defs.bzl", build.TypeBzl)
 	d.Stmt = append(d.Stmt,
 		buildfile.Docstring("A rule whose targets fail at analysis: packages that cannot be used."),
@@ -545,19 +545,21 @@ func (g *generator) unusable() {
 	f.Stmt = append(f.Stmt,
 		buildfile.Load(":defs.bzl", "unusable"),
 		buildfile.Call("package", buildfile.Arg("default_visibility", buildfile.StrList([]string{"//:__pkg__"}))))
-	var platformLabels []string
+	var platformNames []string
 	for _, t := range g.targets {
-		platformLabels = append(platformLabels, "@"+g.opts.Name+"//platforms:"+archives.PlatformTarget(t))
+		platformNames = append(platformNames, archives.PlatformTarget(t))
 	}
+	hub := "@" + g.opts.Name + "//:"
+	flags := archives.QueryFlags(cfg.ExplicitCapabilities())
 	for _, name := range g.ix.Packages() {
 		for _, c := range g.ix.Cells(name) {
 			if c.Archive == nil {
-				msg := c.Unusable("@" + g.opts.Name + "//:" + name)
+				msg := c.Unusable(hub, flags)
 				f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(archives.UnusableTarget(name, c.CUDA, c.Platform))), buildfile.Arg("message", buildfile.Str(msg))))
 			}
 		}
-		msg := fmt.Sprintf("@%s//:%s: the configuration matches no CUDA version and target platform this repository was generated for (--@%s//:version is one of %s; the target platform must be one of %s); %s",
-			g.opts.Name, name, g.opts.Name, strings.Join(g.ix.Versions(), ", "), strings.Join(platformLabels, ", "), g.ix.Usable(name))
+		msg := archives.Fit(fmt.Sprintf("@%s//:%s: the configuration matches no CUDA version and target platform this repository was generated for (--@%s//:version must be one of its versions, %s; the target platform one of those in @%s//platforms, %s); %s",
+			g.opts.Name, name, g.opts.Name, archives.Summary(g.ix.Versions()), g.opts.Name, strings.Join(platformNames, ", "), g.ix.Usable(name)))
 		f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(name)), buildfile.Arg("message", buildfile.Str(msg))))
 	}
 	g.put(f)

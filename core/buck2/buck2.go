@@ -83,7 +83,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	}
 	g.platforms(cfg)
 	g.hub()
-	g.unusable()
+	g.unusable(cfg)
 	if err := g.rules(); err != nil {
 		return nil, err
 	}
@@ -351,29 +351,31 @@ func (g *generator) hub() {
 // version, platform) it cannot be used for, with the reasons core/bazel
 // gives, and one per package for a configuration that matches no (CUDA
 // version, platform).
-func (g *generator) unusable() {
+func (g *generator) unusable(cfg *config.Config) {
 	f := buildfile.NewFile("unusable/BUCK", build.TypeBuild)
 	f.Stmt = append(f.Stmt, buildfile.Load("//rules:cuda.bzl", "unusable"))
 	// Only the cell's own aliases point here.
 	vis := buildfile.Arg("visibility", buildfile.StrList([]string{"//..."}))
 	cell := g.opts.Name
-	var platformLabels []string
+	var platformNames []string
 	for _, t := range g.targets {
-		platformLabels = append(platformLabels, cell+"//platforms:"+archives.PlatformTarget(t))
+		platformNames = append(platformNames, archives.PlatformTarget(t))
 	}
 	var values []string
 	for _, s := range g.sets {
-		values = append(values, cell+"//platforms:"+versionValue(s.CUDA))
+		values = append(values, versionValue(s.CUDA))
 	}
+	hub := cell + "//:"
+	flags := archives.QueryFlags(cfg.ExplicitCapabilities())
 	for _, name := range g.ix.Packages() {
 		for _, c := range g.ix.Cells(name) {
 			if c.Archive == nil {
-				msg := c.Unusable(cell + "//:" + name)
+				msg := c.Unusable(hub, flags)
 				f.Stmt = append(f.Stmt, call("unusable", vis, buildfile.Arg("name", buildfile.Str(archives.UnusableTarget(name, c.CUDA, c.Platform))), buildfile.Arg("message", buildfile.Str(msg))))
 			}
 		}
-		msg := fmt.Sprintf("%s//:%s: the configuration matches no CUDA version and target platform this cell was generated for (it must carry one of %s and the constraints of one of %s); %s",
-			cell, name, strings.Join(values, ", "), strings.Join(platformLabels, ", "), g.ix.Usable(name))
+		msg := archives.Fit(fmt.Sprintf("%s//:%s: the configuration matches no CUDA version and target platform this cell was generated for (it must carry one of the versions in %s//platforms, %s, and the constraints of one of its platforms, %s); %s",
+			cell, name, cell, archives.Summary(values), strings.Join(platformNames, ", "), g.ix.Usable(name)))
 		f.Stmt = append(f.Stmt, call("unusable", vis, buildfile.Arg("name", buildfile.Str(name)), buildfile.Arg("message", buildfile.Str(msg))))
 	}
 	g.put(f)
@@ -435,15 +437,16 @@ func (g *generator) toolchain(cfg *config.Config) {
 				buildfile.Arg("path", buildfile.Str(splice.CompilerPath))))
 			keys = append(keys, ":exec_"+archives.PlatformTarget(t))
 			vals = append(vals, buildfile.Str(":"+name))
-			where = append(where, t.Name()+" ("+strings.Join(withCell(cell, constraints(t)), ", ")+")")
+			where = append(where, archives.PlatformTarget(t))
 		}
 		missing := "nvcc_" + v + "_unavailable"
 		msg := fmt.Sprintf("%s//toolchain:nvcc_%s: no nvcc of CUDA %s runs on this execution platform; ", cell, v, s.CUDA)
 		if len(where) == 0 {
 			msg += fmt.Sprintf("%s has no nvcc for CUDA %s on any of the generated platforms", compiler, s.CUDA)
 		} else {
-			msg += "an execution platform needs the constraints of one of " + strings.Join(where, ", ")
+			msg += "an execution platform needs the constraints of one of the platforms in " + cell + "//platforms: " + strings.Join(where, ", ")
 		}
+		msg = archives.Fit(msg)
 		f.Stmt = append(f.Stmt, call("unusable", private, buildfile.Arg("name", buildfile.Str(missing)), buildfile.Arg("message", buildfile.Str(msg))))
 		f.Stmt = append(f.Stmt, call("alias", public(),
 			buildfile.Arg("name", buildfile.Str("nvcc_"+v)),
@@ -478,11 +481,15 @@ func (g *generator) toolchain(cfg *config.Config) {
 	withDefault := func(keys []string, vals []build.Expr, def build.Expr) build.Expr {
 		return buildfile.Positional("select", buildfile.Dict(append(slices.Clone(keys), "DEFAULT"), append(slices.Clone(vals), def)))
 	}
+	var versionValues []string
+	for _, s := range g.sets {
+		versionValues = append(versionValues, versionValue(s.CUDA))
+	}
 	noVersion := "nvcc_unavailable"
 	f.Stmt = append(f.Stmt, call("unusable", private,
 		buildfile.Arg("name", buildfile.Str(noVersion)),
-		buildfile.Arg("message", buildfile.Str(fmt.Sprintf("%s//toolchain:cuda: the target platform carries none of the CUDA versions this cell was generated for (%s)",
-			cell, strings.Join(withCell(cell, nvccKeys), ", "))))))
+		buildfile.Arg("message", buildfile.Str(archives.Fit(fmt.Sprintf("%s//toolchain:cuda: the target platform carries none of the CUDA versions this cell was generated for (the versions in %s//platforms, %s)",
+			cell, cell, archives.Summary(versionValues)))))))
 	var headersDefault build.Expr = &build.ListExpr{}
 	if rt := g.opts.Toolchain.Runtime; rt != "" {
 		if g.ix.HasPackage(rt) {
@@ -503,18 +510,6 @@ func (g *generator) toolchain(cfg *config.Config) {
 	}
 	f.Stmt[1] = buildfile.Load("//rules:cuda.bzl", symbols...)
 	g.put(f)
-}
-
-// withCell qualifies the cell's own labels (//x:y) for messages.
-func withCell(cell string, labels []string) []string {
-	out := make([]string, len(labels))
-	for i, l := range labels {
-		if strings.HasPrefix(l, "//") {
-			l = cell + l
-		}
-		out[i] = l
-	}
-	return out
 }
 
 // Lint checks the generated files as buildifier would (buildfile.Lint).

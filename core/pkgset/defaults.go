@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -20,6 +19,16 @@ type Served struct {
 	Version version.Version // its package version
 	// Passed are the reasons the newer release was passed over.
 	Passed []string
+}
+
+// Tried is an older release tried for a default name on a platform where
+// the default's own release cannot be used, and why it could not serve
+// either.
+type Tried struct {
+	Name    string          // the versioned name, libfoo_9_3
+	Release version.Version // its product release
+	Version version.Version // its package version
+	Reasons []string
 }
 
 // ChooseDefaults re-points, per target platform, every default name of a
@@ -153,14 +162,25 @@ func chooseFor(def *Package, vs []*Package) {
 			continue
 		}
 		var by *Package
+		var tried []Tried
 		for _, v := range vs {
-			if v.Release.Less(def.Release) && usable(v, t) {
+			if !v.Release.Less(def.Release) {
+				continue
+			}
+			if usable(v, t) {
 				by = v
 				break
 			}
+			tried = append(tried, triedOn(v, t))
+		}
+		if len(tried) > 0 {
+			if def.Tried == nil {
+				def.Tried = map[string][]Tried{}
+			}
+			def.Tried[t] = tried
 		}
 		if by == nil {
-			explainNone(def, vs, t)
+			explainNone(def, t, tried)
 			continue
 		}
 		if def.Served == nil {
@@ -188,24 +208,26 @@ func chooseFor(def *Package, vs []*Package) {
 	}
 }
 
-// explainNone adds, where no release of the package serves t, why each
-// older release does not either.
-func explainNone(def *Package, vs []*Package, t string) {
-	var why []string
-	for _, v := range vs {
-		if !v.Release.Less(def.Release) {
-			continue
-		}
-		rs := v.Unavailable[t]
-		if len(rs) == 0 {
-			rs = []string{"no " + t + " archive"}
-		}
-		why = append(why, fmt.Sprintf("%s (%s %s): %s", v.Name, v.Manifest, v.Version, strings.Join(rs, "; ")))
+// triedOn is v as a release tried on t, with why it cannot serve there.
+func triedOn(v *Package, t string) Tried {
+	rs := slices.Clone(v.Unavailable[t])
+	if len(rs) == 0 {
+		rs = []string{"no " + t + " archive"}
 	}
-	if len(why) == 0 {
+	return Tried{Name: v.Name, Release: v.Release, Version: v.Version, Reasons: rs}
+}
+
+// explainNone sums up, where no release of the package serves t, the older
+// releases tried in one reason; def.Tried has each with its reasons, for
+// query's JSON (all of them in a message made it thousands of characters).
+func explainNone(def *Package, t string, tried []Tried) {
+	if len(tried) == 0 {
 		return
 	}
-	msg := "no older release serves " + t + " either: " + strings.Join(why, " | ")
+	msg := fmt.Sprintf("no older release serves %s either (%s tried)", t, tried[0].Name)
+	if n := len(tried); n > 1 {
+		msg = fmt.Sprintf("no older release serves %s either (%d tried, %s to %s)", t, n, tried[0].Name, tried[n-1].Name)
+	}
 	if !slices.Contains(def.Unavailable[t], msg) {
 		def.Unavailable[t] = append(def.Unavailable[t], msg)
 	}

@@ -73,12 +73,23 @@ func TestChooseDefaults(t *testing.T) {
 		t.Errorf("deps (-want +got):\n%s", diff)
 	}
 
-	// sbsa: nothing serves; the reason says why each older release does not.
-	why := strings.Join(def.Unavailable["linux-sbsa"], "\n")
-	for _, w := range []string{"capability 7.0 is not supported by libfoo 9.2", "no older release serves linux-sbsa either: libfoo_9_1 (libfoo 9.1.1): libfoo_9_1 has no sbsa build for 7.0 | libfoo_8_9 (libfoo 8.9.1): libfoo_8_9 has no sbsa build"} {
-		if !strings.Contains(why, w) {
-			t.Errorf("sbsa reasons lack %q:\n%s", w, why)
-		}
+	// sbsa: nothing serves; the reasons are the default's own and one
+	// sentence summing up the older releases, each of which is in Tried
+	// with why it does not serve either.
+	wantWhy := []string{"capability 7.0 is not supported by libfoo 9.2", "no older release serves linux-sbsa either (2 tried, libfoo_9_1 to libfoo_8_9)"}
+	if diff := cmp.Diff(wantWhy, def.Unavailable["linux-sbsa"]); diff != "" {
+		t.Errorf("sbsa reasons (-want +got):\n%s", diff)
+	}
+	wantTried := []pkgset.Tried{
+		{Name: "libfoo_9_1", Release: version.MustParse("9.1"), Version: version.MustParse("9.1.1"), Reasons: []string{"libfoo_9_1 has no sbsa build for 7.0"}},
+		{Name: "libfoo_8_9", Release: version.MustParse("8.9"), Version: version.MustParse("8.9.1"), Reasons: []string{"libfoo_8_9 has no sbsa build for 7.0"}},
+	}
+	if diff := cmp.Diff(wantTried, def.Tried["linux-sbsa"]); diff != "" {
+		t.Errorf("sbsa tried (-want +got):\n%s", diff)
+	}
+	// jetson: the first older release served, nothing was ruled out first.
+	if tr, ok := def.Tried["linux-jetson"]; ok {
+		t.Errorf("jetson tried %+v, want none", tr)
 	}
 
 	// Deterministic: the same input gives the same answer.

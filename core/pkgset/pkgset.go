@@ -3,7 +3,6 @@ package pkgset
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -67,6 +66,11 @@ type Package struct {
 	// default name there (see ChooseDefaults); nil when the chosen release
 	// serves every platform it can.
 	Served map[string]Served
+	// Tried maps a target platform where this default name cannot be used
+	// to the older releases tried in its place, newest first, each with why
+	// it was ruled out (see ChooseDefaults): the whole chain, which the
+	// reasons only sum up.
+	Tried map[string][]Tried
 	// Generic are the platforms where no plugin knows the package: it is
 	// served there from the archive's conventional layout (MarkGeneric).
 	Generic map[string]bool
@@ -194,7 +198,7 @@ func buildSet(cfg *config.Config, coll *manifest.Collection, products []Product,
 	}
 	b.set.Releases[toolkit.Name] = tk.Release
 	for i := range tk.Packages {
-		if err := b.add(toolkit, tk, &tk.Packages[i], tk.Packages[i].Name, nil); err != nil {
+		if err := b.add(toolkit, tk, &tk.Packages[i], tk.Packages[i].Name); err != nil {
 			return nil, err
 		}
 	}
@@ -283,13 +287,9 @@ func (b *builder) addProduct(p Product, releases []*manifest.Manifest) error {
 		}
 	} else {
 		b.set.Releases[p.Name] = chosen.Release
-		// Where the chosen release misses a target, the reason names the
-		// newest versioned release that serves it.
-		alts := slices.Clone(versioned)
-		slices.Reverse(alts)
 		for i := range chosen.Packages {
 			pkg := &chosen.Packages[i]
-			if err := b.add(p, chosen, pkg, pkg.Name, alts); err != nil {
+			if err := b.add(p, chosen, pkg, pkg.Name); err != nil {
 				return err
 			}
 		}
@@ -297,7 +297,7 @@ func (b *builder) addProduct(p Product, releases []*manifest.Manifest) error {
 	for _, mm := range versioned {
 		for i := range mm.Packages {
 			pkg := &mm.Packages[i]
-			if err := b.add(p, mm, pkg, pkg.Name+"_"+mm.Release.Underscored(2), nil); err != nil {
+			if err := b.add(p, mm, pkg, pkg.Name+"_"+mm.Release.Underscored(2)); err != nil {
 				return err
 			}
 		}
@@ -360,7 +360,7 @@ func (b *builder) coversATarget(p Product, m *manifest.Manifest) bool {
 }
 
 // add puts one package under name into the set, resolving every target.
-func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, name string, alts []*manifest.Manifest) error {
+func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, name string) error {
 	if prev, dup := b.seen[name]; dup {
 		return fmt.Errorf("package name %s comes from both %s and %s", name, prev, p.Name)
 	}
@@ -381,19 +381,10 @@ func (b *builder) add(p Product, m *manifest.Manifest, pkg *manifest.Package, na
 	for ti, t := range b.targets {
 		a, ok, err := b.resolve(p, m, pkg, ti)
 		if err != nil {
-			reasons := []string{err.Error()}
-			for _, alt := range alts {
-				if alt == m {
-					continue
-				}
-				if apkg, found := alt.Package(pkg.Name); found {
-					if _, _, aerr := b.resolve(p, alt, apkg, ti); aerr == nil {
-						reasons = append(reasons, fmt.Sprintf("%s_%s (%s %s) has one", pkg.Name, alt.Release.Underscored(2), pkg.Name, apkg.Version))
-						break
-					}
-				}
-			}
-			out.Unavailable[t.Name()] = reasons
+			// No hint at an older release here: the plugins have not
+			// judged it yet. ChooseDefaults serves the default name from
+			// one they find usable, or lists every one it tried.
+			out.Unavailable[t.Name()] = []string{err.Error()}
 			continue
 		}
 		if ok {

@@ -3,7 +3,6 @@ package cudnn
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -60,7 +59,7 @@ func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, e
 	if _, ok := sublibs[rel.Major()]; !ok {
 		for _, a := range p.Archives {
 			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
-				"the cudnn plugin describes cuDNN 8 and 9, not cuDNN %s: its files and dependencies are not described", p.Release)}}
+				"the cudnn plugin describes cuDNN 8 and 9, not cuDNN %s", p.Release)}}
 		}
 		return r, nil
 	}
@@ -75,7 +74,7 @@ func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, e
 		switch p.Manifest {
 		case pkgCudnn:
 			pr.Files = libraryFiles(rel)
-			pr.Unusable = capabilityReasons(rel, b.Config.Capabilities[a.Platform], set)
+			pr.Unusable = capabilityReasons(rel, b.Config.Capabilities[a.Platform])
 		case pkgJIT:
 			pr.Files = jitFiles(rel)
 			pr.Unusable = jitReasons(rel, b.Config.Capabilities[a.Platform])
@@ -170,39 +169,29 @@ func deps(manifest string, rel version.Version, set setIndex) []sdk.Dep {
 	return out
 }
 
-// capabilityReasons names the configured capabilities this cuDNN release no
-// longer serves, with the last release that does and, when the set has one,
-// the versioned package to use instead.
-func capabilityReasons(rel version.Version, caps []string, set setIndex) []string {
+// capabilityReasons names, in one sentence, the configured capabilities
+// this cuDNN release no longer serves, and the last release that did. Which
+// package of the set serves them instead is for the generated message to
+// say, once every plugin has judged (core/archives, Use.Instead).
+func capabilityReasons(rel version.Version, caps []string) []string {
 	f := floorOf(rel)
 	if f == nil {
 		return nil
 	}
-	var out []string
-	for _, c := range caps {
-		cv, arch, ok := gpucap.Lookup(c)
-		if !ok || !cv.Less(f.min) {
-			continue
-		}
-		reason := fmt.Sprintf("capability %s (%s) is not supported by cuDNN %s: cuDNN %s dropped %s, it needs %s or newer; the last release supporting %s is cuDNN %s",
-			c, arch, rel, f.since, f.dropped, f.min, c, f.last)
-		if alt := set.newestServing(pkgCudnn, cv); alt != nil {
-			reason += fmt.Sprintf(" (this set has it as %s, cuDNN %s)", alt.Name, alt.Release)
-		}
-		out = append(out, reason)
+	below := gpucap.Below(caps, f.min)
+	if below == "" {
+		return nil
 	}
-	return out
+	return []string{fmt.Sprintf("cuDNN %s supports capabilities %s and newer (cuDNN %s dropped %s; %s was the last for them); %s",
+		rel, f.min, f.since, f.dropped, f.last, below)}
 }
 
 func jitReasons(rel version.Version, caps []string) []string {
-	var out []string
-	for _, c := range caps {
-		if cv, arch, ok := gpucap.Lookup(c); ok && cv.Less(jitMin) {
-			out = append(out, fmt.Sprintf("capability %s (%s) is not supported by cudnn_jit %s: the graph JIT configuration serves NVIDIA Ampere (%s) and newer; use the cudnn package",
-				c, arch, rel, jitMin))
-		}
+	below := gpucap.Below(caps, jitMin)
+	if below == "" {
+		return nil
 	}
-	return out
+	return []string{fmt.Sprintf("cudnn_jit %s supports capabilities %s (NVIDIA Ampere) and newer, as its graph JIT engines do; %s", rel, jitMin, below)}
 }
 
 // floorOf is the capability floor of a cuDNN release, nil when none applies.
@@ -237,28 +226,4 @@ func (s setIndex) hasRelease(manifest string, prefix version.Version) bool {
 		}
 	}
 	return false
-}
-
-// newestServing returns the newest package of manifest in the set whose
-// release still serves capability c, or nil.
-func (s setIndex) newestServing(manifest string, c version.Version) *sdk.SetPackage {
-	cands := append([]sdk.SetPackage(nil), s.byManifest[manifest]...)
-	sort.SliceStable(cands, func(i, j int) bool {
-		vi, _ := version.Parse(cands[i].Release)
-		vj, _ := version.Parse(cands[j].Release)
-		if c := vi.Compare(vj); c != 0 {
-			return c > 0
-		}
-		return cands[i].Name > cands[j].Name // a versioned name before the default one
-	})
-	for i, p := range cands {
-		v, err := version.Parse(p.Release)
-		if err != nil {
-			continue
-		}
-		if f := floorOf(v); f == nil || !c.Less(f.min) {
-			return &cands[i]
-		}
-	}
-	return nil
 }

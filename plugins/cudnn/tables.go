@@ -50,7 +50,7 @@ type floor struct {
 // no row is needed for them.
 var floors = []floor{
 	{since: version.MustParse("9.11"), min: version.MustParse("7.5"),
-		dropped: "Maxwell, Pascal and Volta (5.x to 7.2, Jetson TX1, TX2 and Xavier included)", last: "9.10"},
+		dropped: "Maxwell, Pascal and Volta", last: "9.10"},
 	{since: version.MustParse("8.8"), min: version.MustParse("5.0"),
 		dropped: "Kepler (3.5, 3.7)", last: "8.7"},
 }

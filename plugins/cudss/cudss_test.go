@@ -181,16 +181,17 @@ func TestFilesAndDeps(t *testing.T) {
 // TestCapabilityFloor: Pascal (6.0) and newer are served, Maxwell is a
 // reason on every Linux target, for every release.
 func TestCapabilityFloor(t *testing.T) {
-	reason := func(c, rel string) string {
-		return "capability " + c + " (Maxwell) is not supported by cuDSS " + rel + ": cuDSS supports 6.0 (NVIDIA Pascal) and newer"
+	// One reason names every capability below the floor.
+	reason := func(selected, rel string) string {
+		return "cuDSS " + rel + " supports capabilities 6.0 (NVIDIA Pascal) and newer; " + selected
 	}
 	tests := []struct {
 		caps []string
 		want map[string][]string // package -> reasons
 	}{
 		{[]string{"6.0", "7.0", "8.0", "9.0"}, map[string][]string{"libcudss": nil, "libcudss_0_6": nil}},
-		{[]string{"5.2", "6.1"}, map[string][]string{"libcudss": {reason("5.2", "0.8.0")}, "libcudss_0_6": {reason("5.2", "0.6.0")}}},
-		{[]string{"5.0", "5.2", "8.6"}, map[string][]string{"libcudss": {reason("5.0", "0.8.0"), reason("5.2", "0.8.0")}}},
+		{[]string{"5.2", "6.1"}, map[string][]string{"libcudss": {reason("5.2 (Maxwell) is selected", "0.8.0")}, "libcudss_0_6": {reason("5.2 (Maxwell) is selected", "0.6.0")}}},
+		{[]string{"5.0", "5.2", "8.6"}, map[string][]string{"libcudss": {reason("5.0 (Maxwell) and 5.2 (Maxwell) are selected", "0.8.0")}}},
 	}
 	for _, tt := range tests {
 		b := fx.Batch(t, Product, "12.4.1", []string{"linux-x86_64", "linux-sbsa"}, tt.caps...)

@@ -143,16 +143,11 @@ var floorMin = version.MustParse("8.0")
 // release has the same floor, so no other release of the set can be named
 // instead.
 func capabilityReasons(rel version.Version, caps []string) []string {
-	var out []string
-	for _, c := range caps {
-		cv, arch, ok := gpucap.Lookup(c)
-		if !ok || !cv.Less(floorMin) {
-			continue
-		}
-		out = append(out, fmt.Sprintf("capability %s (%s) is not supported by cuSPARSELt %s: cuSPARSELt needs the Sparse Tensor Cores of %s (NVIDIA Ampere) or newer",
-			c, arch, rel, floorMin))
+	below := gpucap.Below(caps, floorMin)
+	if below == "" {
+		return nil
 	}
-	return out
+	return []string{fmt.Sprintf("cuSPARSELt %s needs the Sparse Tensor Cores of capabilities %s (NVIDIA Ampere) and newer; %s", rel, floorMin, below)}
 }
 
 // setIndex answers which manifest packages the whole set has.

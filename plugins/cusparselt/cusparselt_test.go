@@ -178,8 +178,9 @@ func TestFilesAndDeps(t *testing.T) {
 // TestCapabilityFloor: 8.0 and newer are served, anything older is a reason
 // on every Linux target, for every release.
 func TestCapabilityFloor(t *testing.T) {
-	reason := func(c, arch, rel string) string {
-		return "capability " + c + " (" + arch + ") is not supported by cuSPARSELt " + rel + ": cuSPARSELt needs the Sparse Tensor Cores of 8.0 (NVIDIA Ampere) or newer"
+	// One reason names every capability below the floor.
+	reason := func(selected, rel string) string {
+		return "cuSPARSELt " + rel + " needs the Sparse Tensor Cores of capabilities 8.0 (NVIDIA Ampere) and newer; " + selected
 	}
 	tests := []struct {
 		cuda string
@@ -188,11 +189,11 @@ func TestCapabilityFloor(t *testing.T) {
 	}{
 		{"12.9.0", []string{"8.0", "8.6", "8.9", "9.0", "10.0", "12.0"}, map[string][]string{"libcusparse_lt": nil, "libcusparse_lt_0_8": nil}},
 		{"12.9.0", []string{"7.5", "8.0"}, map[string][]string{
-			"libcusparse_lt": {reason("7.5", "Turing", "0.8.1")}, "libcusparse_lt_0_8": {reason("7.5", "Turing", "0.8.1")}}},
+			"libcusparse_lt": {reason("7.5 (Turing) is selected", "0.8.1")}, "libcusparse_lt_0_8": {reason("7.5 (Turing) is selected", "0.8.1")}}},
 		{"12.4.1", []string{"7.0", "7.5", "8.6"}, map[string][]string{
-			"libcusparse_lt": {reason("7.0", "Volta", "0.8.1"), reason("7.5", "Turing", "0.8.1")}}},
+			"libcusparse_lt": {reason("7.0 (Volta) and 7.5 (Turing) are selected", "0.8.1")}}},
 		{"13.0.0", []string{"7.5", "9.0"}, map[string][]string{
-			"libcusparse_lt": {reason("7.5", "Turing", "0.10.0")}, "libcusparse_lt_0_8": {reason("7.5", "Turing", "0.8.1")}}},
+			"libcusparse_lt": {reason("7.5 (Turing) is selected", "0.10.0")}, "libcusparse_lt_0_8": {reason("7.5 (Turing) is selected", "0.8.1")}}},
 	}
 	for _, tt := range tests {
 		b := fx.Batch(t, Product, tt.cuda, []string{"linux-x86_64"}, tt.caps...)
@@ -212,7 +213,7 @@ func TestCapabilityFloor(t *testing.T) {
 	// with them no target is usable.
 	res := fixup(t, batches.Batch(t, "12.9.0"))
 	for _, plat := range []string{"linux-x86_64", "linux-sbsa"} {
-		if u := res["libcusparse_lt"].Platforms[plat].Unusable; len(u) != 1 || u[0] != reason("7.5", "Turing", "0.8.1") {
+		if u := res["libcusparse_lt"].Platforms[plat].Unusable; len(u) != 1 || u[0] != reason("7.5 (Turing) is selected", "0.8.1") {
 			t.Errorf("CUDA 12.9.0 defaults on %s: %q", plat, u)
 		}
 	}

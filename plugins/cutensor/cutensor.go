@@ -3,7 +3,6 @@ package cutensor
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -66,7 +65,7 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 	if rel.Major() != 1 && rel.Major() != 2 {
 		for _, a := range p.Archives {
 			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
-				"the cutensor plugin describes cuTENSOR 1 and 2, not cuTENSOR %s: its files and dependencies are not described", p.Release)}}
+				"the cutensor plugin describes cuTENSOR 1 and 2, not cuTENSOR %s", p.Release)}}
 		}
 		return r, nil
 	}
@@ -83,7 +82,7 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 		}
 		pr := sdk.PlatformResult{
 			Files:    files(rel, dir),
-			Unusable: capabilityReasons(rel, b.Config.Capabilities[a.Platform], set),
+			Unusable: capabilityReasons(rel, b.Config.Capabilities[a.Platform]),
 		}
 		if strings.HasPrefix(a.Platform, "windows-") {
 			// As the redist plugin: no Windows file is claimed (doc.go
@@ -176,24 +175,15 @@ var (
 	floorMin   = version.MustParse("7.5")
 )
 
-func capabilityReasons(rel version.Version, caps []string, set setIndex) []string {
+func capabilityReasons(rel version.Version, caps []string) []string {
 	if rel.Less(floorSince) {
 		return nil
 	}
-	var out []string
-	for _, c := range caps {
-		cv, arch, ok := gpucap.Lookup(c)
-		if !ok || !cv.Less(floorMin) {
-			continue
-		}
-		reason := fmt.Sprintf("capability %s (%s) is not supported by cuTENSOR %s: cuTENSOR from %s needs %s or newer",
-			c, arch, rel, floorSince, floorMin)
-		if alt := set.newestBefore(pkgLib, floorSince); alt != nil {
-			reason += fmt.Sprintf("; %s (cuTENSOR %s) supports it", alt.Name, alt.Release)
-		}
-		out = append(out, reason)
+	below := gpucap.Below(caps, floorMin)
+	if below == "" {
+		return nil
 	}
-	return out
+	return []string{fmt.Sprintf("cuTENSOR %s supports capabilities %s and newer (from cuTENSOR %s); %s", rel, floorMin, floorSince, below)}
 }
 
 type setIndex map[string][]sdk.SetPackage
@@ -207,22 +197,3 @@ func indexSet(all []sdk.SetPackage) setIndex {
 }
 
 func (s setIndex) has(manifest string) bool { return len(s[manifest]) > 0 }
-
-// newestBefore returns the newest package of manifest in the set whose
-// release is older than limit (a versioned name before the default), or nil.
-func (s setIndex) newestBefore(manifest string, limit version.Version) *sdk.SetPackage {
-	var best *sdk.SetPackage
-	var bestV version.Version
-	cands := append([]sdk.SetPackage(nil), s[manifest]...)
-	sort.Slice(cands, func(i, j int) bool { return cands[i].Name > cands[j].Name })
-	for i, p := range cands {
-		v, err := version.Parse(p.Release)
-		if err != nil || !v.Less(limit) {
-			continue
-		}
-		if best == nil || bestV.Less(v) {
-			best, bestV = &cands[i], v
-		}
-	}
-	return best
-}

@@ -126,7 +126,7 @@ func TestAllSets(t *testing.T) {
 					t.Errorf("CUDA %s: %s on %s: no files (%+v)", cuda, p.Name, a.Platform, pr)
 				}
 				for _, u := range pr.Unusable {
-					if u != reasonWindows && !strings.Contains(u, "needs 7.5 or newer") {
+					if u != reasonWindows && !strings.Contains(u, "supports capabilities 7.5 and newer (from cuTENSOR 2.3)") {
 						t.Errorf("CUDA %s: %s on %s: unexpected reason %q", cuda, p.Name, a.Platform, u)
 					}
 				}
@@ -230,7 +230,7 @@ func TestWindows(t *testing.T) {
 		want []string
 	}{
 		{"libcutensor_1_7", []string{reasonWindows}},
-		{"libcutensor", []string{reasonWindows, "capability 7.0 (Volta) is not supported by cuTENSOR 2.8.1: cuTENSOR from 2.3 needs 7.5 or newer; libcutensor_2_2 (cuTENSOR 2.2.0) supports it"}},
+		{"libcutensor", []string{reasonWindows, "cuTENSOR 2.8.1 supports capabilities 7.5 and newer (from cuTENSOR 2.3); 7.0 (Volta) is selected"}},
 	} {
 		pr := res[tt.pkg].Platforms["windows-x86_64"]
 		if d := cmp.Diff(tt.want, pr.Unusable); d != "" || len(pr.Files) > 0 {
@@ -338,7 +338,7 @@ func TestUnusable(t *testing.T) {
 	b := fx.Batch(t, "cutensor", "12.4.1", nil, "7.0", "8.0")
 	res := fixup(t, b)
 	got := res["libcutensor"].Platforms["linux-x86_64"].Unusable
-	want := "capability 7.0 (Volta) is not supported by cuTENSOR 2.8.1: cuTENSOR from 2.3 needs 7.5 or newer; libcutensor_2_2 (cuTENSOR 2.2.0) supports it"
+	want := "cuTENSOR 2.8.1 supports capabilities 7.5 and newer (from cuTENSOR 2.3); 7.0 (Volta) is selected"
 	if d := cmp.Diff([]string{want}, got); d != "" {
 		t.Errorf("libcutensor 2.8.1 with capability 7.0 (-want +got):\n%s", d)
 	}

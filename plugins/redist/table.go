@@ -9,15 +9,14 @@ const (
 	reasonDriver = "use the system driver: {pkg} is part of the NVIDIA driver, which must match the kernel module " +
 		"installed on the machine that runs the binary"
 
-	reasonDriverService = "use the system driver's packages: {pkg} {version} is a system service or library of the " +
-		"NVIDIA driver (NVSwitch/NVLink management), versioned with the driver and kernel module installed on the " +
-		"machine; it is not a build input"
+	reasonDriverService = "use the system driver's packages: {pkg} {version} is an NVSwitch/NVLink management " +
+		"service of the NVIDIA driver, not a build input"
 
-	reasonKernelModule = "install it on the system: {pkg} is the GPUDirect Storage kernel module (nvidia-fs), built " +
-		"and loaded against the running kernel; it is not a build input"
+	reasonKernelModule = "install it on the system: {pkg} is the GPUDirect Storage kernel module (nvidia-fs), " +
+		"not a build input"
 
-	reasonFabric = "install it on the system: {pkg} is a data-center fabric management tool (NVLink switch firmware, " +
-		"subnet manager or telemetry) run by the machine's administrator; it is not a build input"
+	reasonFabric = "install it on the system: {pkg} is a data-center fabric management tool (NVLink switch " +
+		"firmware, subnet manager, telemetry), not a build input"
 
 	reasonDocs = "not a build input: {pkg} holds the CUDA documentation, which no build rule consumes"
 
@@ -25,26 +24,23 @@ const (
 
 	reasonSamples = "not a build input: {pkg} holds libNVVM sample sources, which no build rule consumes"
 
-	reasonNsightCompute = "not modelled: the Nsight Compute archives change layout between releases (ncu at the " +
-		"archive root in some, under nsight-compute/<version>/ in others), so cudapkgs does not claim their files; " +
-		"install Nsight Compute from NVIDIA's installer"
+	reasonNsightCompute = "not modelled: install Nsight Compute with NVIDIA's installer (its archives change " +
+		"layout between releases, so cudapkgs claims none of their files)"
 
-	reasonCompat = "{pkg} holds the CUDA forward-compatibility libraries for Jetson (L4T) and is usable only on " +
-		"linux-jetson; on other platforms the driver provides them (NVIDIA's cuda-compat packages come with the " +
-		"data-center driver)"
+	reasonCompat = "{pkg} holds the CUDA forward-compatibility libraries for Jetson (L4T), usable only on " +
+		"linux-jetson; on other platforms the driver provides them"
 
 	// From CUDA 13.1 cuda_compat is the data-center driver's forward
 	// compatibility (versioned as the driver, 610.43.02, with linux-x86_64
 	// and linux-sbsa archives); Jetson Orin has its own cuda_compat_orin.
-	reasonCompatDataCenter = "{pkg} {version} holds the data-center driver's CUDA forward-compatibility libraries " +
-		"for linux-x86_64 and linux-sbsa (data-center GPUs); it is not for Jetson, whose forward compatibility " +
-		"is cuda_compat_orin (Orin)"
+	reasonCompatDataCenter = "{pkg} {version} holds the data-center driver's CUDA forward-compatibility " +
+		"libraries (linux-x86_64, linux-sbsa); Jetson Orin's is cuda_compat_orin"
 
 	reasonCompatOrin = "{pkg} holds the CUDA forward-compatibility libraries for Jetson Orin (L4T) and is usable " +
 		"only on linux-jetson"
 
-	reasonDLA = "{pkg} is the CUDA interface of the deep-learning accelerator (DLA) of Jetson and DRIVE SoCs; " +
-		"it is usable only on linux-jetson (its linux-sbsa archive from CUDA 13 serves the Tegra SoCs, not servers)"
+	reasonDLA = "{pkg} is the CUDA interface of the deep-learning accelerator (DLA) of Jetson and DRIVE SoCs, " +
+		"usable only on linux-jetson (its CUDA 13 linux-sbsa archive is for those SoCs, not servers)"
 )
 
 // npp lists NPP's libraries (nppicom went away in CUDA 11.0, before the

@@ -84,13 +84,15 @@
 //     within the same major runs through minor-version compatibility (on
 //     Jetson with the CUDA upgrade packages), so the range is [12.0 or the
 //     build's CUDA, 12.x]; nixpkgs caps it at the build's CUDA instead, a
-//     listed difference. Another major is always a reason. The reason names
-//     the batch's newest TensorRT whose archive for that target serves the
-//     CUDA version (tensorrt_10_1 for SBSA at CUDA 12.4).
+//     listed difference. Another major is always a reason.
 //   - GPU capabilities: TensorRT 10.0 to 10.4 run on Volta (7.0) and newer
 //     (10.1 install guide), 10.5 removed Volta (release notes), 11.x needs
-//     Turing (7.5) or newer. The reason names the set's newest TensorRT that
-//     serves the capability (tensorrt_10_4 for Volta).
+//     Turing (7.5) or newer. One reason names every capability below the
+//     floor.
+//   - No reason names another release to use: whether one serves is known
+//     only once every plugin has judged every release (a TensorRT that
+//     serves the CUDA version may not serve the capabilities), so the
+//     generated message names it then (core/archives, Use.Instead).
 //   - Jetson with TensorRT 11.0 to 11.3: their release notes leave JetPack
 //     out and the 11.3 migration guide says JetPack is not supported; 11.4
 //     serves Jetson through the SBSA build again.

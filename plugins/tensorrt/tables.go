@@ -21,7 +21,8 @@ var staticLibraries = []string{"nvinfer_static", "nvinfer_plugin_static", "nvonn
 // staticUntil is the first major without static libraries.
 const staticUntil = 11
 
-// capFloor: from release since, TensorRT runs on capability min and newer.
+// capFloor: from release since, TensorRT runs on capability min and newer;
+// note, when set, says what the release since dropped, for messages.
 type capFloor struct {
 	since, min version.Version
 	note       string
@@ -29,8 +30,8 @@ type capFloor struct {
 
 // capFloors, newest first.
 var capFloors = []capFloor{
-	{since: mv("10.5"), min: mv("7.5"), note: "TensorRT 10.5 removed Volta"},
-	{since: mv("10.0"), min: mv("7.0"), note: "TensorRT 10 runs on Volta and newer"},
+	{since: mv("10.5"), min: mv("7.5"), note: "TensorRT 10.5 dropped Volta"},
+	{since: mv("10.0"), min: mv("7.0")},
 }
 
 // cudnnRow says which cuDNN (major.minor) TensorRT releases [from, until) load,

@@ -68,7 +68,7 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 	case rel.Major() != 10 && rel.Major() != 11:
 		for _, a := range p.Archives {
 			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{fmt.Sprintf(
-				"the tensorrt plugin describes TensorRT 10 and 11, not TensorRT %s: its files and dependencies are not described", p.Release)}}
+				"the tensorrt plugin describes TensorRT 10 and 11, not TensorRT %s", p.Release)}}
 		}
 		return r, nil
 	}
@@ -86,16 +86,18 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 		pr := sdk.PlatformResult{Files: files(rel, pv, builtWith(a.RelativePath))}
 		if a.Platform == jetson && noJetson(rel) {
 			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
-				"TensorRT %s does not support Jetson: TensorRT from %s to before %s leaves JetPack out (NVIDIA keeps Jetson on TensorRT 10.x; %s serves it again through the SBSA build)",
+				"TensorRT %s does not support Jetson (TensorRT %s up to %s leaves JetPack out; %s serves it through the SBSA build)",
 				p.Version, noJetsonFrom, noJetsonUntil, noJetsonUntil))
 		}
-		if rs := cudaReasons(p.Version, cuda, builtWith(a.RelativePath), a.Key); len(rs) > 0 {
-			if alt := servingCUDA(b.Packages, a.Platform, cuda); alt != nil {
-				rs[0] += fmt.Sprintf("; %s (TensorRT %s) serves CUDA %s there", alt.Name, alt.Version, cuda)
-			}
-			pr.Unusable = append(pr.Unusable, rs...)
+		// One sentence per cause, no pointer at another release: which
+		// one serves instead is known only once every plugin has judged
+		// (the generated message names it then).
+		if r := cudaReason(p.Version, cuda, builtWith(a.RelativePath), a.Key); r != "" {
+			pr.Unusable = append(pr.Unusable, r)
 		}
-		pr.Unusable = append(pr.Unusable, capabilityReasons(rel, p.Version, b.Config.Capabilities[a.Platform], set)...)
+		if r := capabilityReason(rel, p.Version, b.Config.Capabilities[a.Platform]); r != "" {
+			pr.Unusable = append(pr.Unusable, r)
+		}
 		if want, ok := needCudnn[a.Platform]; ok && !set.hasRelease("cudnn", version.MustParse(want)) {
 			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
 				"TensorRT %s loads cuDNN %s (libcudnn.so.%s) for its cuDNN-backed layers and plugins, but this set has %s and no cuDNN %s",
@@ -114,28 +116,6 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 // reasonWindows is the redist plugin's reason, word for word, so that every
 // product says the same about Windows.
 const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
-
-// servingCUDA is the newest TensorRT of the batch whose archive for platform
-// serves CUDA version cuda (a versioned name before the default), or nil.
-func servingCUDA(pkgs []sdk.Package, platform string, cuda version.Version) *sdk.Package {
-	var best *sdk.Package
-	var bestV version.Version
-	for i, p := range pkgs {
-		rel, err := version.Parse(p.Release)
-		if err != nil || !known(p.Manifest) || (platform == jetson && noJetson(rel)) {
-			continue
-		}
-		for _, a := range p.Archives {
-			if a.Platform != platform || len(cudaReasons(p.Version, cuda, builtWith(a.RelativePath), a.Key)) > 0 {
-				continue
-			}
-			if best == nil || bestV.Less(rel) || (bestV.Compare(rel) == 0 && p.Name > best.Name) {
-				best, bestV = &pkgs[i], rel
-			}
-		}
-	}
-	return best
-}
 
 // noJetson reports the releases that do not support JetPack.
 func noJetson(rel version.Version) bool { return !rel.Less(noJetsonFrom) && rel.Less(noJetsonUntil) }
@@ -252,26 +232,27 @@ func deps(p sdk.Package, set setIndex, needCudnn map[string]string, targets []st
 	return out
 }
 
-// cudaReasons checks the batch's CUDA against the archive's build. NVIDIA's
+// cudaReason checks the batch's CUDA against the archive's build ("" when
+// it serves it). NVIDIA's
 // support matrices list, for the x86_64 and Windows builds of CUDA M.m, every
 // CUDA from M.0 ("a single build, built with CUDA toolkit 12.x... compatible
 // with all CUDA 12.x versions"), and for the SBSA and JetPack builds only the
 // CUDA they were made with. Later minors of the same major run through CUDA's
 // minor-version compatibility (on Jetson with the CUDA upgrade packages,
 // cuda_compat), so the range is [minimum, M.x]; another major never serves.
-func cudaReasons(trt string, cuda, built version.Version, key string) []string {
+func cudaReason(trt string, cuda, built version.Version, key string) string {
 	if built.IsZero() {
-		return nil
+		return ""
 	}
 	if cuda.Major() != built.Major() {
-		return []string{fmt.Sprintf("TensorRT %s's %s archive is built with CUDA %s and serves CUDA %d.x only, not CUDA %s",
-			trt, key, built, built.Major(), cuda)}
+		return fmt.Sprintf("TensorRT %s's %s archive is built with CUDA %s and serves CUDA %d.x only, not CUDA %s",
+			trt, key, built, built.Major(), cuda)
 	}
 	if lo := minCUDA(built, key); cuda.Truncate(2).Less(lo) {
-		return []string{fmt.Sprintf("TensorRT %s's %s build is made with CUDA %s, the only CUDA NVIDIA's support matrix lists for it: it needs CUDA %s or a later %d.x, not CUDA %s",
-			trt, buildName(key), built, built, built.Major(), cuda)}
+		return fmt.Sprintf("TensorRT %s's %s build is made with CUDA %s and serves CUDA %s to %d.x only (NVIDIA's support matrix), not CUDA %s",
+			trt, buildName(key), built, built, built.Major(), cuda)
 	}
-	return nil
+	return ""
 }
 
 // minCUDA is the oldest CUDA an archive serves, after NVIDIA's matrices.
@@ -293,26 +274,21 @@ func buildName(key string) string {
 	return key
 }
 
-// capabilityReasons names the configured capabilities this release does not
-// run on, and the set's newest TensorRT that does.
-func capabilityReasons(rel version.Version, trt string, caps []string, set setIndex) []string {
+// capabilityReason names, in one sentence, the configured capabilities
+// older than this release's floor ("" for none).
+func capabilityReason(rel version.Version, trt string, caps []string) string {
 	f := floorOf(rel)
 	if f == nil {
-		return nil
+		return ""
 	}
-	var out []string
-	for _, c := range caps {
-		cv, arch, ok := gpucap.Lookup(c)
-		if !ok || !cv.Less(f.min) {
-			continue
-		}
-		reason := fmt.Sprintf("capability %s (%s) is not supported by TensorRT %s: %s, it needs %s or newer", c, arch, trt, f.note, f.min)
-		if alt := set.newestServing(cv); alt != nil {
-			reason += fmt.Sprintf("; %s (TensorRT %s) supports it", alt.Name, alt.Version)
-		}
-		out = append(out, reason)
+	below := gpucap.Below(caps, f.min)
+	if below == "" {
+		return ""
 	}
-	return out
+	if f.note == "" {
+		return fmt.Sprintf("TensorRT %s supports capabilities %s and newer; %s", trt, f.min, below)
+	}
+	return fmt.Sprintf("TensorRT %s supports capabilities %s and newer (%s); %s", trt, f.min, f.note, below)
 }
 
 func floorOf(rel version.Version) *capFloor {
@@ -357,24 +333,4 @@ func (s setIndex) describe(manifest, product string) string {
 		return fmt.Sprintf("%s %s (%s)", product, ps[0].Release, ps[0].Name)
 	}
 	return "no " + product
-}
-
-// newestServing is the set's newest TensorRT whose capability floor lets
-// capability c through, preferring a versioned name; nil when none does.
-func (s setIndex) newestServing(c version.Version) *sdk.SetPackage {
-	var best *sdk.SetPackage
-	var bestV version.Version
-	for i, p := range s[pkgTensorRT] {
-		r, err := version.Parse(p.Release)
-		if err != nil {
-			continue
-		}
-		if f := floorOf(r); f != nil && c.Less(f.min) {
-			continue
-		}
-		if best == nil || bestV.Less(r) || (bestV.Compare(r) == 0 && p.Name > best.Name) {
-			best, bestV = &s[pkgTensorRT][i], r
-		}
-	}
-	return best
 }

@@ -322,11 +322,11 @@ func TestCUDARange(t *testing.T) {
 		{"12.9.0", "tensorrt_10_3", "linux-sbsa", ""},   // cuda-12.5, newer minor
 		{"12.6.3", "tensorrt_10_3", "linux-jetson", ""}, // l4t cuda-12.6
 		{"12.4.1", "tensorrt_10_8", "linux-sbsa",
-			"TensorRT 10.8.0.43's SBSA build is made with CUDA 12.8, the only CUDA NVIDIA's support matrix lists for it: it needs CUDA 12.8 or a later 12.x, not CUDA 12.4.1; tensorrt_10_1 (TensorRT 10.1.0.27) serves CUDA 12.4.1 there"},
+			"TensorRT 10.8.0.43's SBSA build is made with CUDA 12.8 and serves CUDA 12.8 to 12.x only (NVIDIA's support matrix), not CUDA 12.4.1"},
 		{"12.4.1", "tensorrt_10_3", "linux-jetson",
-			"TensorRT 10.3.0.26's JetPack build is made with CUDA 12.6, the only CUDA NVIDIA's support matrix lists for it: it needs CUDA 12.6 or a later 12.x, not CUDA 12.4.1; tensorrt_10_1 (TensorRT 10.1.0.27) serves CUDA 12.4.1 there"},
+			"TensorRT 10.3.0.26's JetPack build is made with CUDA 12.6 and serves CUDA 12.6 to 12.x only (NVIDIA's support matrix), not CUDA 12.4.1"},
 		{"13.0.0", "tensorrt_10_16", "linux-sbsa", "SBSA build is made with CUDA 13.2"},
-		{"13.0.0", "tensorrt_11_0", "linux-sbsa", "tensorrt_10_14 (TensorRT 10.14.1.48) serves CUDA 13.0.0 there"},
+		{"13.0.0", "tensorrt_11_0", "linux-sbsa", "TensorRT 11.0.0.114's SBSA build is made with CUDA 13.2 and serves CUDA 13.2 to 13.x only (NVIDIA's support matrix), not CUDA 13.0.0"},
 	}
 	for _, tt := range tests {
 		r := fixup(t, batch(t, tt.cuda))[tt.pkg]
@@ -345,12 +345,15 @@ func TestCUDARange(t *testing.T) {
 			t.Errorf("CUDA %s: %s on %s: unusable %q", tt.cuda, tt.pkg, tt.platform, got)
 		case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0], tt.want)):
 			t.Errorf("CUDA %s: %s on %s: reasons %q, want one with %q", tt.cuda, tt.pkg, tt.platform, got, tt.want)
+		case strings.Contains(strings.Join(got, ""), "serves CUDA "+tt.cuda+" there"):
+			// Another release named before every plugin judged it was
+			// the contradiction of issue 21.
+			t.Errorf("CUDA %s: %s on %s: reasons %q, want one with %q", tt.cuda, tt.pkg, tt.platform, got, tt.want)
 		}
 	}
 
 	// Another major never serves.
-	if got := cudaReasons("10.16.1.11", version.MustParse("12.9.0"), version.MustParse("13.2"), "linux-x86_64"); len(got) != 1 ||
-		got[0] != "TensorRT 10.16.1.11's linux-x86_64 archive is built with CUDA 13.2 and serves CUDA 13.x only, not CUDA 12.9.0" {
+	if got := cudaReason("10.16.1.11", version.MustParse("12.9.0"), version.MustParse("13.2"), "linux-x86_64"); got != "TensorRT 10.16.1.11's linux-x86_64 archive is built with CUDA 13.2 and serves CUDA 13.x only, not CUDA 12.9.0" {
 		t.Errorf("CUDA 12.9.0 with a CUDA 13.2 build: %q", got)
 	}
 }
@@ -372,18 +375,25 @@ func TestJetsonTensorRT11(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	b := fx.Batch(t, "tensorrt", "12.4.1", nil, "7.0", "8.6")
 	res := fixup(t, b)
-	want := "capability 7.0 (Volta) is not supported by TensorRT 10.8.0.43: TensorRT 10.5 removed Volta, it needs 7.5 or newer; tensorrt_10_4 (TensorRT 10.4.0.26) supports it"
+	want := "TensorRT 10.8.0.43 supports capabilities 7.5 and newer (TensorRT 10.5 dropped Volta); 7.0 (Volta) is selected"
 	if d := cmp.Diff([]string{want}, res["tensorrt_10_8"].Platforms["linux-x86_64"].Unusable); d != "" {
 		t.Errorf("10.8 with Volta (-want +got):\n%s", d)
 	}
 	if u := res["tensorrt_10_4"].Platforms["linux-x86_64"].Unusable; len(u) > 0 {
 		t.Errorf("10.4 with Volta: %q", u)
 	}
-	// Pascal: no TensorRT 10 or 11 serves it.
+	// Pascal: no TensorRT 10 or 11 serves it. One reason names every
+	// capability below the floor, and never blames Volta's removal for
+	// Pascal.
 	b = fx.Batch(t, "tensorrt", "12.4.1", nil, "6.1")
-	want = "capability 6.1 (Pascal) is not supported by TensorRT 10.0.1.6: TensorRT 10 runs on Volta and newer, it needs 7.0 or newer"
+	want = "TensorRT 10.0.1.6 supports capabilities 7.0 and newer; 6.1 (Pascal) is selected"
 	if d := cmp.Diff([]string{want}, fixup(t, b)["tensorrt_10_0"].Platforms["linux-x86_64"].Unusable); d != "" {
 		t.Errorf("10.0 with Pascal (-want +got):\n%s", d)
+	}
+	b = fx.Batch(t, "tensorrt", "12.4.1", nil, "6.0", "6.1", "7.0", "8.6")
+	want = "TensorRT 10.8.0.43 supports capabilities 7.5 and newer (TensorRT 10.5 dropped Volta); 6.0 (Pascal), 6.1 (Pascal) and 7.0 (Volta) are selected"
+	if d := cmp.Diff([]string{want}, fixup(t, b)["tensorrt_10_8"].Platforms["linux-x86_64"].Unusable); d != "" {
+		t.Errorf("10.8 with Pascal and Volta (-want +got):\n%s", d)
 	}
 }
 

@@ -3,6 +3,7 @@
 package gpucap
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/cudapkgs/cudapkgs/core/gpu"
@@ -21,4 +22,28 @@ func Lookup(name string) (version.Version, string, bool) {
 		return version.Version{}, "", false
 	}
 	return version.New(c.Major, c.Minor), c.Arch, true
+}
+
+// Below names, for a reason, the capabilities of caps (as a batch names
+// them) older than min: "6.0 (Pascal) is selected", "6.0 (Pascal) and 7.0
+// (Volta) are selected", the first three and a count past three; "" when
+// none is. One sentence per floor, not one per capability: a reason says
+// the first cause once.
+func Below(caps []string, min version.Version) string {
+	var below []string
+	for _, c := range caps {
+		if cv, arch, ok := Lookup(c); ok && cv.Less(min) {
+			below = append(below, c+" ("+arch+")")
+		}
+	}
+	switch n := len(below); {
+	case n == 0:
+		return ""
+	case n == 1:
+		return below[0] + " is selected"
+	case n <= 3:
+		return strings.Join(below[:n-1], ", ") + " and " + below[n-1] + " are selected"
+	default:
+		return fmt.Sprintf("%s and %d more are selected", strings.Join(below[:3], ", "), n-3)
+	}
 }
