@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/google/renameio/v2/maybe"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cudapkgs/cudapkgs/core/inputfile"
@@ -400,7 +400,7 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 	if err := os.MkdirAll(filepath.Dir(out.Path), 0o755); err != nil {
 		return out, fmt.Errorf("caching %s: %w", key, err)
 	}
-	if err := renameio.WriteFile(out.Path, body, 0o644); err != nil {
+	if err := maybe.WriteFile(out.Path, body, 0o644); err != nil {
 		return out, fmt.Errorf("caching %s: %w", key, err)
 	}
 	out.URL, out.LockEntry = u, EntryFor(body)
