@@ -104,7 +104,6 @@ func TestMisbehavingPlugins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			start := time.Now()
 			opts := fast
 			if tt.mode == "huge" {
 				// Six 80 MB answers take their time on a loaded machine;
@@ -123,9 +122,6 @@ func TestMisbehavingPlugins(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error does not contain %q:\n%v", w, err)
 				}
-			}
-			if d := time.Since(start); d > 8*time.Second {
-				t.Logf("took %s", d) // informative only; deadlines are what bound it
 			}
 		})
 	}
