@@ -50,7 +50,8 @@ type Inputs struct {
 	// Builtins start the built-in plugins; the configuration's plugins are
 	// added to them.
 	Builtins []fixup.Spec
-	// PluginTimeout bounds every plugin call; zero is the host's default.
+	// PluginTimeout bounds every plugin's start (process, handshake,
+	// Describe) and every call; zero is the host's defaults.
 	PluginTimeout time.Duration
 	// Strict makes every warning an error.
 	Strict bool
@@ -276,7 +277,7 @@ func (r *Run) start(ctx context.Context) (config.Merged, error) {
 	for _, p := range plugins {
 		specs = append(specs, fixup.Spec{Name: filepath.Base(p.Path), Command: []string{p.Path}, SHA256: p.SHA256})
 	}
-	if r.host, err = fixup.Start(ctx, specs, fixup.Options{CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
+	if r.host, err = fixup.Start(ctx, specs, fixup.Options{StartTimeout: in.PluginTimeout, CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
 		return config.Merged{}, err
 	}
 	return merged, nil

@@ -167,6 +167,8 @@ func TestFetchMirrors(t *testing.T) {
 			s.serve("nv", "cuda", "12.4.1")
 		},
 		wantFrom: "nv",
+		// The stall ends each try: two tries, then the next mirror.
+		maxHits: map[string]int{"m1": 2},
 	}, {
 		name: "invalid JSON on a mirror is refused, the next is used",
 		setup: func(s *testServer) {
@@ -198,11 +200,7 @@ func TestFetchMirrors(t *testing.T) {
 			o.Sources.Mirrors = []string{s.base("m1"), s.base("m2") + "/"}
 			o.Products = []string{"cuda"}
 			o.Releases = map[string][]string{"cuda": {"12.4.1"}}
-			start := time.Now()
 			res, err := Fetch(context.Background(), o)
-			if time.Since(start) > 3*time.Second {
-				t.Errorf("took %v", time.Since(start))
-			}
 			for base, n := range tc.maxHits {
 				if got := s.hitCount(manifestPath(base, "cuda", "12.4.1")); got > n {
 					t.Errorf("%s: %d requests, want at most %d", base, got, n)
@@ -468,13 +466,13 @@ func TestFetchWaitsForTheCacheLock(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err = Fetch(ctx, o)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "another cudapkgs run holds it") {
 		t.Fatalf("error = %v, want a deadline while waiting for the lock", err)
 	}
-	if d := time.Since(start); d < 100*time.Millisecond || d > 2*time.Second {
-		t.Errorf("gave up after %v", d)
+	// It waited until the context ended, not less.
+	if ctx.Err() == nil {
+		t.Error("gave up before the context ended")
 	}
 	if !strings.Contains(log.String(), "waiting for another cudapkgs run to release "+filepath.Join(o.CacheDir, ".lock")) {
 		t.Errorf("progress lacks the wait:\n%s", log.String())
@@ -506,13 +504,13 @@ func TestFetchCancelDuringBackoff(t *testing.T) {
 	o.Attempts, o.RetryDelay, o.MaxRetryDelay = 10, time.Minute, time.Minute
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := Fetch(ctx, o)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error = %v, want the context's", err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
+	// The cancel came in the first minute-long backoff: no second try.
+	if n := s.hitCount(manifestPath("nv", "cuda", "12.4.1")); n > 1 {
+		t.Errorf("%d requests, want at most 1", n)
 	}
 }
 
