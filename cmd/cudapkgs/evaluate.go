@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ type configFlags struct {
 	config        string
 	workspace     string
 	strict        bool
+	allowKeys     []string
 	lock          string
 	memory        string
 }
@@ -58,6 +60,7 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	fl.StringVar(&f.lock, "lock", "", "lock file the manifests are checked against: a manifest it lists must have its sha256 (default: cudapkgs.lock inside --manifests when there is one; for the download cache, cudapkgs.lock at the workspace root when there is one)")
 	fl.StringVar(&f.memory, "starlark-memory", "1GiB", "memory budget of each Starlark evaluation (the configuration, the overrides, a query, a script): bytes, or a number with KiB, MiB or GiB")
 	fl.BoolVar(&f.strict, "strict", false, "treat every warning (a manifest shape this cudapkgs does not know, a refused manifest, an unknown product folder, facts past its tables) as an error")
+	fl.StringSliceVar(&f.allowKeys, "allow-platform-key", nil, "manifest platform key this cudapkgs does not know that is expected (linux-riscv64): its archives are still ignored, but it is no warning, so --strict fails only on other unknown keys (repeatable, or comma-separated)")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
 	return f
 }
@@ -128,17 +131,31 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	} else if lock == "" {
 		return pipeline.Inputs{}, usagef("--lock: expected a file name")
 	}
+	keys := f.allowKeys
+	if f.cmd.Flags().Changed("allow-platform-key") && len(keys) == 0 {
+		keys = []string{""} // pflag reads --allow-platform-key "" as no key
+	}
+	for _, k := range keys {
+		if !platformKeyRE.MatchString(k) {
+			return pipeline.Inputs{}, usagef("--allow-platform-key %q: expected a manifest platform key such as linux-riscv64 (letters, digits, '-', '_' and '.')", k)
+		}
+	}
 	mem, err := parseByteSize(f.memory)
 	if err != nil {
 		return pipeline.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
 	}
 	in := pipeline.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
-		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict}
+		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }
 	}
 	return in, nil
 }
+
+// platformKeyRE is what --allow-platform-key takes: the shape of NVIDIA's
+// keys (linux-x86_64, windows-arm64), so that a stray space or an empty
+// entry is a mistake reported, not a key that never matches.
+var platformKeyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // parseByteSize reads "1GiB", "512MiB", "64KiB" or a plain byte count.
 func parseByteSize(s string) (int64, error) {

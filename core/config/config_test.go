@@ -93,7 +93,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"unknown cuda", opts(Options{CUDA: []string{"12.7"}}), "option cuda: no CUDA release 12.7 in the manifests: expected one of 11.8.0, 12.2.2, 12.4.0, 12.4.1, 13.0.0"},
 		{"bad cuda", opts(Options{CUDA: []string{"twelve"}}), `option cuda: version "twelve": part 1 ("twelve") is not a number`},
-		{"unknown platform", opts(Options{Targets: []string{"linux-riscv64"}}), `option targets: unknown platform "linux-riscv64": expected one of linux-x86_64, linux-sbsa, linux-jetson, linux-ppc64le, windows-x86_64`},
+		{"unknown platform", opts(Options{Targets: []string{"linux-riscv64"}}), `option targets: unknown platform "linux-riscv64": expected one of linux-x86_64, linux-sbsa, linux-jetson, linux-ppc64le, windows-x86_64, windows-arm64`},
 		{"windows exec", opts(Options{Exec: str("windows-x86_64")}), "option exec: windows-x86_64 cannot run builds: expected a Linux platform"},
 		{"unknown capability", opts(Options{Capabilities: []string{"4.2"}}), "option capabilities: "},
 		{"capability out of range", opts(Options{CUDA: []string{"13.0.0"}, Capabilities: []string{"6.1"}}), "option capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0"},

@@ -141,7 +141,7 @@ func Table() []Option {
 		{Name: "exec", Flag: "exec", Builtin: "exec_platform", Kind: String,
 			Usage: "platform builds run on (default linux-x86_64)"},
 		{Name: "targets", Flag: "platform", Builtin: "target_platforms", Kind: List, Split: true,
-			Usage: "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64 (default: linux-x86_64,linux-sbsa,linux-jetson)"},
+			Usage: "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64, windows-arm64 (default: linux-x86_64,linux-sbsa,linux-jetson)"},
 		{Name: "pins", Flag: "pin", Builtin: "pin", Kind: List, Accumulate: true,
 			Usage: "pin a product's release: PRODUCT=8.9, or for one CUDA version PRODUCT@12.2=8.9 (repeatable; adds to the configuration file's pins)"},
 		{Name: "mirrors", Flag: "mirror", Builtin: "mirrors", Kind: List,

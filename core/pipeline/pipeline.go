@@ -55,6 +55,12 @@ type Inputs struct {
 	PluginTimeout time.Duration
 	// Strict makes every warning an error.
 	Strict bool
+	// AllowPlatformKeys are manifest platform keys the caller expects
+	// although this cudapkgs does not know them (NVIDIA's next platform):
+	// they are ignored like any unknown key, without the warning, so Strict
+	// still fails on any other. A key cudapkgs knows is accepted and has no
+	// effect.
+	AllowPlatformKeys []string
 	// StarlarkMemory is the memory budget of each Starlark run, in bytes
 	// (starlark.DefaultMaxMemory when zero).
 	StarlarkMemory int64
@@ -200,6 +206,9 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 		return nil, err
 	}
 	for _, w := range coll.Warnings() {
+		if w.PlatformKey != "" && slices.Contains(in.AllowPlatformKeys, w.PlatformKey) {
+			continue
+		}
 		r.warn(w.String())
 	}
 	merged, err := r.start(ctx)

@@ -29,7 +29,7 @@ const (
 // Platform is an operating system, a CPU and, for aarch64, a flavour.
 type Platform struct {
 	OS      string // "linux", "windows"
-	CPU     string // "x86_64", "aarch64", "ppc64le"
+	CPU     string // "x86_64", "aarch64", "ppc64le" (Bazel's @platforms//cpu names)
 	Flavour Flavour
 }
 
@@ -41,21 +41,30 @@ var (
 	LinuxJetson   = Platform{OS: "linux", CPU: "aarch64", Flavour: FlavourJetson}
 	LinuxPPC64LE  = Platform{OS: "linux", CPU: "ppc64le"}
 	WindowsX86_64 = Platform{OS: "windows", CPU: "x86_64"}
+	// WindowsARM64 is Windows on Arm, which NVIDIA ships from CUDA 13.4.
+	// It is a platform like the others so that its manifest key is
+	// expected, not a surprise; no plugin describes a Windows archive yet,
+	// so every one is unusable with that reason.
+	WindowsARM64 = Platform{OS: "windows", CPU: "aarch64"}
 )
 
 // All returns every known platform in a fixed order.
 func All() []Platform {
-	return []Platform{LinuxX86_64, LinuxSBSA, LinuxJetson, LinuxPPC64LE, WindowsX86_64}
+	return []Platform{LinuxX86_64, LinuxSBSA, LinuxJetson, LinuxPPC64LE, WindowsX86_64, WindowsARM64}
 }
 
 // Name is the platform's canonical name: linux-x86_64, linux-sbsa,
-// linux-jetson, linux-ppc64le, windows-x86_64.
+// linux-jetson, linux-ppc64le, windows-x86_64, windows-arm64.
 func (p Platform) Name() string {
-	switch p.Flavour {
-	case FlavourServer:
+	switch {
+	case p.Flavour == FlavourServer:
 		return p.OS + "-sbsa"
-	case FlavourJetson:
+	case p.Flavour == FlavourJetson:
 		return p.OS + "-jetson"
+	case p == WindowsARM64:
+		// NVIDIA's key and Windows' own name for the architecture; the CPU
+		// stays aarch64, the constraint Bazel's platforms use.
+		return "windows-arm64"
 	}
 	return p.OS + "-" + p.CPU
 }
@@ -133,6 +142,8 @@ func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, erro
 		own = manifest.LinuxPPC64LE
 	case WindowsX86_64:
 		return []string{manifest.WindowsX86_64, manifest.Source}, nil
+	case WindowsARM64:
+		return []string{manifest.WindowsARM64, manifest.Source}, nil
 	case LinuxJetson:
 		if cuda.Less(cuda13) {
 			own = manifest.LinuxAarch64

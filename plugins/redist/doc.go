@@ -113,9 +113,9 @@
 //
 // # Windows
 //
-// Every windows-x86_64 archive is unusable with the reason "Windows archives
-// are not supported by cudapkgs' Bazel emission yet", and no Windows file is
-// claimed. The Windows layout could not be described accurately: DLL names
+// Every Windows archive (windows-x86_64, and windows-arm64 from CUDA 13.4)
+// is unusable with the reason "Windows archives are not supported by
+// cudapkgs' Bazel emission yet", and no Windows file is claimed. The Windows layout could not be described accurately: DLL names
 // embed versions the manifest does not carry (cupti64_2025.3.1.dll,
 // nvrtc64_120_0.dll), DLLs moved between lib/, bin/ and bin/x64 across
 // releases, and the emission has no Windows support to consume them. Linux

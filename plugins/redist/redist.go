@@ -20,7 +20,11 @@ const (
 	linuxJetson = "linux-jetson"
 	linuxPPC    = "linux-ppc64le"
 	windows     = "windows-x86_64"
+	windowsARM  = "windows-arm64"
 )
+
+// isWindows: no Windows archive's layout is described yet, whatever its CPU.
+func isWindows(target string) bool { return strings.HasPrefix(target, "windows-") }
 
 // New returns the CUDA toolkit's fixer.
 func New() sdk.Fixer { return fixer{} }
@@ -132,7 +136,7 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 		case !known:
 			// NVIDIA's next package: served from the archive's
 			// conventional layout, marked generic, with the host's warning.
-			if archives[t] && t != windows {
+			if archives[t] && !isWindows(t) {
 				out.Platforms[t] = sdk.PlatformResult{Generic: true}
 				continue
 			}
@@ -143,7 +147,7 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 				}
 			}
 		}
-		if t == windows && archives[t] {
+		if isWindows(t) && archives[t] {
 			reasons = append(reasons, reasonWindows)
 		}
 		if len(reasons) > 0 {

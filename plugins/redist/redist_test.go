@@ -26,7 +26,7 @@ import (
 // fx holds the products this package's batches are built with.
 var fx = fixuptest.New(New())
 
-var allTargets = []string{linuxX86, linuxSBSA, linuxJetson, linuxPPC, windows}
+var allTargets = []string{linuxX86, linuxSBSA, linuxJetson, linuxPPC, windows, windowsARM}
 
 // fixed is a batch and the plugin's answer to it, by package name.
 type fixed struct {
@@ -171,8 +171,8 @@ func TestEveryRelease(t *testing.T) {
 						t.Errorf("%s: no answer for %s, which has an archive", p.Name, a.Platform)
 					case len(pl.Unusable) == 0 && len(pl.Files) == 0:
 						t.Errorf("%s: usable on %s with no files", p.Name, a.Platform)
-					case a.Platform == windows && !contains(pl.Unusable, reasonWindows):
-						t.Errorf("%s: windows-x86_64 not marked unsupported: %v", p.Name, pl.Unusable)
+					case isWindows(a.Platform) && !contains(pl.Unusable, reasonWindows):
+						t.Errorf("%s: %s not marked unsupported: %v", p.Name, a.Platform, pl.Unusable)
 					}
 				}
 				for plat, pl := range pr.Platforms {
@@ -520,6 +520,10 @@ func TestUnusable(t *testing.T) {
 	}
 	if got := unusableOn(t, f, "libcublas", windows); !cmp.Equal(got, []string{reasonWindows}) {
 		t.Errorf("libcublas on Windows: %q", got)
+	}
+	// Windows on Arm (from CUDA 13.4) is Windows like any other.
+	if got := unusableOn(t, fix(t, "13.4.1"), "libcublas", windowsARM); !cmp.Equal(got, []string{reasonWindows}) {
+		t.Errorf("libcublas 13.4.1 on windows-arm64: %q", got)
 	}
 	// A platform without an archive keeps the host's reasons: the plugin adds
 	// nothing for an ordinary package there.
