@@ -106,6 +106,10 @@ var table = map[string]pkg{
 			tool("bin/nvlink"),
 			tool("bin/bin2c"),
 			tool("bin/cudafe++"),
+			// nvcc runs it for -arch=native, to ask the build machine's
+			// GPU. Every CUDA 13 nvcc wheel has it; CUDA 12's wheels carry
+			// no tools, so it is not claimed there unconfirmed.
+			tool("bin/__nvcc_device_query").from("13.0"),
 			// link.stub and prelink.stub for nvcc -dlink. NVIDIA's nvcc 13.3
 			// wheel has them (bin/crt); its 13.0 wheel has not, and 13.1 and
 			// 13.2 are not confirmed: not claimed there.
