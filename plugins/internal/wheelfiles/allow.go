@@ -20,9 +20,13 @@ var Allowed = []Allow{
 	// wheel is otherwise claimed by a package of its release).
 	{Wheel: `.*`, Path: ".metadata/*", Reason: "NVIDIA's packaging records (guard-word scans, sizes, provenance), not part of the component"},
 	{Wheel: `.*`, Path: "LICENSE*", Reason: "the licence text (cuTENSOR, cuSPARSELt), not a build input"},
+	// CCCL's wheels keep CMake files and packaging records at lib/cmake
+	// and .metadata, from 13.2.1 under cuda_cccl/ and from 13.3 under
+	// cccl/ (the headers stay in include/cccl).
 	{Wheel: `nvidia-cuda-cccl(-cu12)?`, Path: "lib/cmake/*/*", Reason: "CCCL's CMake package files, which Bazel and Buck2 builds do not read"},
-	{Wheel: `nvidia-cuda-cccl`, Path: "cccl/lib/cmake/*/*", Reason: "CCCL's CMake package files, which Bazel and Buck2 builds do not read"},
-	{Wheel: `nvidia-cuda-cccl`, Path: "cccl/.metadata/*", Reason: "CCCL's packaging records (commit, version)"},
-	{Wheel: `nvidia-cuda-cccl`, Path: "cccl/LICENSE", Reason: "CCCL's licence text, not a build input"},
+	{Wheel: `nvidia-cuda-cccl`, Path: "*/lib/cmake/*/*", Reason: "CCCL's CMake package files, which Bazel and Buck2 builds do not read"},
+	{Wheel: `nvidia-cuda-cccl`, Path: "*/.metadata/*", Reason: "CCCL's packaging records (commit, version, guard-word scans)"},
+	{Wheel: `nvidia-cuda-cccl`, Path: "*/.metadata/*/*", Reason: "CCCL's packaging records (kitmaker)"},
+	{Wheel: `nvidia-cuda-cccl`, Path: "*/LICENSE", Reason: "CCCL's licence text, not a build input"},
 	{Wheel: `nvidia-nvjitlink(-cu12)?`, Path: "res/*.def", Reason: "nvJitLink's export list for Windows-style linkers, not a build input"},
 }

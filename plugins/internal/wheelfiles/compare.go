@@ -33,6 +33,10 @@ var moves = []move{
 	// bin/ too) in the wheels, in compute-sanitizer/ in the archive.
 	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api(-cu12)?$`), from: "lib/", to: "compute-sanitizer/"},
 	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api(-cu12)?$`), from: "bin/libsanitizer-collection.so", to: "compute-sanitizer/libsanitizer-collection.so"},
+	// 13.4.92's aarch64 wheel adds compute-sanitizer's process launcher
+	// helpers (TreeLauncherSubreaper, TreeLauncherTargetLdPreloadHelper)
+	// beside it in bin/; the archive keeps the tool's files together.
+	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api$`), from: "bin/TreeLauncher", to: "compute-sanitizer/TreeLauncher"},
 }
 
 // archivePath is where the archive keeps a wheel's file.
