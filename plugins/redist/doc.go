@@ -100,9 +100,10 @@
 // (lib/libnvptxcompiler_static.a and its header) and, from cuda_cudart,
 // cuda_culibos (lib/libculibos.a). CCCL moved under include/cccl, which is
 // then cuda_cccl's include folder. cuda_nvcc 13.0 keeps the binaries (its
-// role becomes Exec); link.stub (bin/crt, for nvcc -dlink) is in NVIDIA's
-// cuda_nvcc 13.3 wheel and not in its 13.0 one, so it is claimed for 12.x
-// and from 13.3 only. (NVTX's libnvToolsExt.so.1 gave way to
+// role becomes Exec); link.stub (bin/crt, for nvcc -dlink) is in every
+// NVIDIA nvcc wheel of CUDA 13 but 13.0.0's, so it is claimed for 12.x and
+// from 13.0.1 (ranges are checked against the wheels of every point
+// release, docs/wheels.md). (NVTX's libnvToolsExt.so.1 gave way to
 // libnvtx3interop.so.1 already in 12.9.)
 //
 // 13.1 to 13.3 added cuda_tileiras (bin/tileiras, the Tile IR assembler),

@@ -106,11 +106,15 @@ var table = map[string]pkg{
 			tool("bin/nvlink"),
 			tool("bin/bin2c"),
 			tool("bin/cudafe++"),
-			// link.stub and prelink.stub for nvcc -dlink. NVIDIA's nvcc 13.3
-			// wheel has them (bin/crt); its 13.0 wheel has not, and 13.1 and
-			// 13.2 are not confirmed: not claimed there.
+			// nvcc runs it for -arch=native, to ask the build machine's
+			// GPU. Every CUDA 13 nvcc wheel has it; CUDA 12's wheels carry
+			// no tools, so it is not claimed there unconfirmed.
+			tool("bin/__nvcc_device_query").from("13.0"),
+			// link.stub and prelink.stub for nvcc -dlink. Every nvcc wheel
+			// of CUDA 13 has them (bin/crt) but 13.0.0's (nvcc 13.0.48);
+			// 13.0.1 (nvcc 13.0.88) has them again.
 			data("bin/crt", sdk.Exec).through("12"),
-			data("bin/crt", sdk.Exec).from("13.3"),
+			data("bin/crt", sdk.Exec).from("13.0.1"),
 			// include/ holds crt/, fatbinary_section.h, nvPTXCompiler.h...:
 			// what nvcc compiles against, so Target. From 13.0 crt is
 			// cuda_crt's and the PTX compiler libnvptxcompiler's.
@@ -168,8 +172,9 @@ var table = map[string]pkg{
 	},
 	"cuda_tileiras": {
 		about: "tileiras, the CUDA Tile IR assembler (Tile IR bytecode to cubin), new in 13.1",
-		// nvidia-cuda-tileiras 13.3.36 holds bin/tileiras alone.
-		files: []file{tool("bin/tileiras")},
+		// nvidia-cuda-tileiras 13.3.36 holds bin/tileiras alone; from
+		// 13.4 (13.4.59) also tileirdisasm, its disassembler.
+		files: []file{tool("bin/tileiras"), tool("bin/tileirdisasm").from("13.4")},
 	},
 	"cuda_ctadvisor": {
 		about: "ctadvisor, the compile-time advisor that reads nvcc's traces (new in 13.0)",
