@@ -73,6 +73,11 @@ func (f *configFlags) Apply(o *config.Options) error {
 		switch p := f.options[opt.Name].(type) {
 		case *[]string:
 			v = *p
+			// Lists whose values may hold commas take comma-separated
+			// values where each side is a whole one.
+			if split := listSplit(opt.Name); split != nil {
+				v = splitList(*p, split)
+			}
 		case *bool:
 			v = *p
 		case *string:
@@ -90,6 +95,32 @@ func (f *configFlags) Apply(o *config.Options) error {
 		opt.Set(o, v)
 	}
 	return nil
+}
+
+// listSplit says where a list option that is not split at every comma
+// (config.Option.Split) is split: before a mirror's URL, between pins (a
+// pin holds no comma), after a plugin's =SHA256 (its path may hold one);
+// nil for the others.
+func listSplit(option string) func(before, after string) bool {
+	switch option {
+	case "mirrors":
+		return beforeURL
+	case "pins":
+		return func(string, string) bool { return true }
+	case "plugins":
+		return func(before, _ string) bool {
+			_, sum, ok := cutLast(before, "=")
+			return ok && len(sum) == 64 && strings.Trim(sum, "0123456789abcdefABCDEF") == ""
+		}
+	}
+	return nil
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // inputs are the run's inputs as the flags give them.
