@@ -16,6 +16,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 	"github.com/cudapkgs/cudapkgs/starlark"
@@ -209,6 +210,20 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*pipeline.Run, erro
 		return nil, fmt.Errorf("%w; %s", err, threeWays)
 	}
 	return r, err
+}
+
+// checkedSets are the run's sets, the installed CUDA a --local-cuda names
+// checked against them as generate checks it: a command that does not
+// write the install's files still refuses one it could not use.
+func checkedSets(ctx context.Context, e *pipeline.Run) ([]*pkgset.Set, error) {
+	sets, err := e.Sets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := e.LocalInstall(sets); err != nil {
+		return nil, err
+	}
+	return sets, nil
 }
 
 // threeWays ends every error that means "no manifests".
