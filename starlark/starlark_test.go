@@ -304,7 +304,7 @@ func TestExplain(t *testing.T) {
 		t.Fatal("cuDNN 7.1 accepted")
 	}
 	got := f.Explain(err).Error()
-	if want := `cudapkgs.star:3:4: option pins: "cudnn@12.2=7.1": no cudnn release 7.1`; !strings.HasPrefix(got, want) {
+	if want := `cudapkgs.star:3:4: pin: "cudnn@12.2=7.1": no cudnn release 7.1`; !strings.HasPrefix(got, want) {
 		t.Errorf("got %s\nwant %s...", got, want)
 	}
 	other := errors.New("something else")

@@ -65,6 +65,10 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 
 func (f *configFlags) Name() string { return "flags" }
 
+// OptionName: errors about an option the command line set (or nobody did)
+// name its flag.
+func (f *configFlags) OptionName(opt config.Option) string { return "--" + opt.Flag }
+
 func (f *configFlags) Apply(o *config.Options) error {
 	for _, opt := range config.Table() {
 		if !f.cmd.Flags().Changed(opt.Flag) {

@@ -13,10 +13,38 @@ type OptionError struct {
 	// Layer is the layer that set the option last ("" when none did:
 	// nothing, or the defaults, chose it). Build fills it in.
 	Layer string
-	Err   error
+	// Name is the option as the user wrote it in that layer (--platform,
+	// target_platforms), from the layer's OptionName; "" when no layer
+	// names it, and the message says "option <Option>".
+	Name string
+	Err  error
 }
 
-func (e *OptionError) Error() string { return "option " + e.Option + ": " + e.Err.Error() }
+func (e *OptionError) Error() string {
+	if e.Name != "" {
+		return e.Name + ": " + e.Err.Error()
+	}
+	return "option " + e.Option + ": " + e.Err.Error()
+}
+
+// Namer is a layer whose users write options their own way: a flag
+// (--platform), a Starlark builtin (target_platforms). Errors name the
+// option as the layer that set it does; an option nobody set, as the last
+// Namer layer (the command line) does.
+type Namer interface {
+	OptionName(Option) string
+}
+
+// spell names an option for messages that send the user to it: its flag
+// and its builtin.
+func spell(name string) string {
+	for _, opt := range Table() {
+		if opt.Name == name {
+			return "--" + opt.Flag + " (" + opt.Builtin + "() in cudapkgs.star)"
+		}
+	}
+	return "option " + name
+}
 func (e *OptionError) Unwrap() error { return e.Err }
 
 func optionError(option, entry, format string, args ...any) *OptionError {
