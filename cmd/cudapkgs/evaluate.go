@@ -17,6 +17,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 	"github.com/cudapkgs/cudapkgs/starlark"
@@ -67,6 +68,10 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 
 func (f *configFlags) Name() string { return "flags" }
 
+// OptionName: errors about an option the command line set (or nobody did)
+// name its flag.
+func (f *configFlags) OptionName(opt config.Option) string { return "--" + opt.Flag }
+
 func (f *configFlags) Apply(o *config.Options) error {
 	for _, opt := range config.Table() {
 		if !f.cmd.Flags().Changed(opt.Flag) {
@@ -76,6 +81,11 @@ func (f *configFlags) Apply(o *config.Options) error {
 		switch p := f.options[opt.Name].(type) {
 		case *[]string:
 			v = *p
+			// Lists whose values may hold commas take comma-separated
+			// values where each side is a whole one.
+			if split := listSplit(opt.Name); split != nil {
+				v = splitList(*p, split)
+			}
 		case *bool:
 			v = *p
 		case *string:
@@ -93,6 +103,32 @@ func (f *configFlags) Apply(o *config.Options) error {
 		opt.Set(o, v)
 	}
 	return nil
+}
+
+// listSplit says where a list option that is not split at every comma
+// (config.Option.Split) is split: before a mirror's URL, between pins (a
+// pin holds no comma), after a plugin's =SHA256 (its path may hold one);
+// nil for the others.
+func listSplit(option string) func(before, after string) bool {
+	switch option {
+	case "mirrors":
+		return beforeURL
+	case "pins":
+		return func(string, string) bool { return true }
+	case "plugins":
+		return func(before, _ string) bool {
+			_, sum, ok := cutLast(before, "=")
+			return ok && len(sum) == 64 && strings.Trim(sum, "0123456789abcdefABCDEF") == ""
+		}
+	}
+	return nil
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // inputs are the run's inputs as the flags give them.
@@ -195,6 +231,20 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*pipeline.Run, erro
 		return nil, fmt.Errorf("%w; %s", err, threeWays)
 	}
 	return r, err
+}
+
+// checkedSets are the run's sets, the installed CUDA a --local-cuda names
+// checked against them as generate checks it: a command that does not
+// write the install's files still refuses one it could not use.
+func checkedSets(ctx context.Context, e *pipeline.Run) ([]*pkgset.Set, error) {
+	sets, err := e.Sets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := e.LocalInstall(sets); err != nil {
+		return nil, err
+	}
+	return sets, nil
 }
 
 // threeWays ends every error that means "no manifests".

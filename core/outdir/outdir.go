@@ -86,7 +86,70 @@ var forceInPlace bool
 // the tool does not own: anything that is not a regular file starting with
 // the line buildfile.Header. Unchanged files keep their inode and
 // modification time. dir is changed by one rename, or not at all.
+//
+// Errors name dir and the files in it, never the work folder next to it
+// (a name the user never gave and that is gone after the run).
 func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (Stats, error) {
+	var work string
+	st, err := write(ctx, dir, tree, opt, &work)
+	if err != nil {
+		err = &Error{Dir: dir, Err: hideWork(err, dir, work)}
+	}
+	return st, err
+}
+
+// Error is a failure to write the folder; Dir is the folder as the caller
+// gave it.
+type Error struct {
+	Dir string
+	Err error
+}
+
+func (e *Error) Error() string {
+	if abs, err := filepath.Abs(e.Dir); err == nil && strings.HasPrefix(e.Err.Error(), abs+": ") {
+		return e.Dir + ": " + strings.TrimPrefix(e.Err.Error(), abs+": ")
+	}
+	return e.Dir + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// hiddenError is an error whose message names dir where the original named
+// the work folder; it unwraps to the original, so callers can still branch.
+type hiddenError struct {
+	msg string
+	err error
+}
+
+func (e *hiddenError) Error() string { return e.msg }
+func (e *hiddenError) Unwrap() error { return e.err }
+
+// hideWork rewrites the work folder's paths in err's message: its new tree
+// becomes dir (where those files were going), the folder itself "a
+// temporary folder in <dir's parent>".
+func hideWork(err error, dir, work string) error {
+	msg := err.Error()
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		return err
+	}
+	parent := filepath.Dir(abs)
+	if work != "" {
+		msg = strings.ReplaceAll(msg, filepath.Join(work, newTree), dir)
+		msg = strings.ReplaceAll(msg, work, "a temporary folder in "+parent)
+	}
+	// A work folder that could not be made has a name only its error saw.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Path, workInfix) {
+		msg = strings.ReplaceAll(msg, pe.Op+" "+pe.Path, "creating a temporary folder in "+parent)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &hiddenError{msg: msg, err: err}
+}
+
+func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, workp *string) (Stats, error) {
 	var st Stats
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -115,7 +178,7 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 	exists := false
 	if fi, err := os.Stat(dir); err == nil {
 		if !fi.IsDir() {
-			return st, fmt.Errorf("--out %s: not a folder", dir)
+			return st, fmt.Errorf("%s: not a folder", dir)
 		}
 		exists = true
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -138,6 +201,7 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 	if err != nil {
 		return st, err
 	}
+	*workp = work
 	// Until the swap, removing the work folder undoes everything.
 	swapped := false
 	defer func() {

@@ -347,7 +347,7 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 		return nil, err
 	}
 	if r.File != nil {
-		if err := r.File.ApplyOverrides(ctx, sets); err != nil {
+		if err := r.File.ApplyOverrides(ctx, sets, r.inSomeRelease); err != nil {
 			return nil, &StarlarkError{err}
 		}
 	}
@@ -371,6 +371,22 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 		return nil, err
 	}
 	return sets, nil
+}
+
+// inSomeRelease: a release of one of the run's products has a package of
+// that name, or one its versioned names give (cudnn_8_9), so a set of a CUDA
+// version the configuration did not select may hold it.
+func (r *Run) inSomeRelease(name string) bool {
+	for _, p := range r.Products {
+		for _, m := range r.Collection.Releases(p.Name) {
+			for _, pkg := range m.Packages {
+				if pkg.Name == name || pkg.Name+"_"+m.Release.Underscored(2) == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // addUserProducts reads the manifests of the products the configuration

@@ -207,7 +207,7 @@ func TestBlame(t *testing.T) {
 	}
 	err := eval()
 	var ce *pipeline.ConfigError
-	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), "cudapkgs.star:3:") || !strings.Contains(err.Error(), `option pins: "cudnn=1.2"`) {
+	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), "cudapkgs.star:3:") || !strings.Contains(err.Error(), `pin: "cudnn=1.2"`) {
 		t.Errorf("the file's pin: error = %v, want it blamed on cudapkgs.star:3", err)
 	}
 	err = eval(config.Literal{From: "flags", Options: config.Options{Pins: []string{"cudnn=9.12"}, CUDA: []string{"99.1"}}})

@@ -621,3 +621,60 @@ func TestFetchRefusalIsNotAnOutage(t *testing.T) {
 		})
 	}
 }
+
+// TestFetchPartialMirror: a mirror that holds (and lists) 2 of NVIDIA's
+// releases, on a server of its own, does not narrow the fetch: the listings
+// are merged, the mirror serves what it has and NVIDIA the rest.
+func TestFetchPartialMirror(t *testing.T) {
+	nvidia, mirror := newTestServer(t), newTestServer(t)
+	all := []string{"11.8.0", "12.4.1", "12.6.3", "12.9.0"}
+	for _, r := range all {
+		nvidia.serve("nv", "cuda", r)
+	}
+	for _, r := range []string{"12.4.1", "12.9.0"} {
+		mirror.serve("m", "cuda", r)
+	}
+	var log syncBuffer
+	o := nvidia.options(t, &log)
+	o.Products = []string{"cuda"}
+	o.Sources.Mirrors = []string{mirror.base("m")}
+	res, err := Fetch(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := map[string]string{}
+	var got []string
+	for _, m := range res.Manifests {
+		got = append(got, m.Release)
+		from[m.Release] = strings.TrimSuffix(m.URL, "/compute/cuda/redist/"+manifest.FileName(m.Release))
+	}
+	if !cmp.Equal(got, all) {
+		t.Errorf("releases = %v, want %v", got, all)
+	}
+	for r, want := range map[string]string{"11.8.0": nvidia.base("nv"), "12.4.1": mirror.base("m"), "12.6.3": nvidia.base("nv"), "12.9.0": mirror.base("m")} {
+		if from[r] != want {
+			t.Errorf("%s fetched from %s, want %s", r, from[r], want)
+		}
+	}
+	for _, want := range []string{"listed cuda: 2 releases at " + mirror.base("m") + "/compute/cuda/redist/",
+		"listed cuda: 4 releases at " + nvidia.base("nv") + "/compute/cuda/redist/"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, log.String())
+		}
+	}
+
+	// A source whose listing fails is reported; the others' listings serve.
+	o = nvidia.options(t, &log)
+	o.Products = []string{"cuda"}
+	o.Sources.Mirrors = []string{mirror.base("gone")}
+	res, err = Fetch(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Manifests) != len(all) {
+		t.Errorf("%d manifests, want %d", len(res.Manifests), len(all))
+	}
+	if !strings.Contains(log.String(), "not listed cuda at one source, the others' listings serve: cuda release list") {
+		t.Errorf("progress lacks the failed listing:\n%s", log.String())
+	}
+}
