@@ -39,7 +39,7 @@ const (
 	// and NVIDIA's manifests carry none for Jetson Thor.
 	reasonCompatDataCenter = "{pkg} {version} holds the data-center driver's CUDA forward-compatibility libraries " +
 		"for linux-x86_64 and linux-sbsa (data-center GPUs); it is not for Jetson: Orin's forward compatibility " +
-		"is cuda_compat_orin, and NVIDIA publishes none for Thor"
+		"is cuda_compat_orin, and NVIDIA's CUDA manifests carry none for Thor"
 
 	reasonCompatOrin = "{pkg} holds the CUDA forward-compatibility libraries for Jetson Orin (L4T) and is usable " +
 		"only on linux-jetson"
