@@ -38,7 +38,16 @@ func TestKeys(t *testing.T) {
 		{LinuxJetson, "12.4.1", []string{"8.7"}, "linux-aarch64 linux-all source", ""},
 		{LinuxJetson, "11.8.0", []string{"7.2", "8.7"}, "linux-aarch64 linux-all source", ""},
 		{LinuxJetson, "13.0.0", []string{"11.0"}, "linux-sbsa linux-all source", ""},
-		{LinuxJetson, "13.0.0", []string{"8.7", "11.0"}, "", "CUDA 13.0.0 serves Jetson only as Thor (capability 11.0) through the linux-sbsa archives; capabilities 8.7 (Orin, Xavier) need CUDA 12.x"},
+		{LinuxJetson, "13.0.0", []string{"11.0a"}, "linux-sbsa linux-all source", ""},
+		{LinuxJetson, "13.0.0", []string{"8.7", "11.0"}, "", "CUDA 13.0.0 serves Jetson only as Thor (capability 11.0), through the linux-sbsa archives; capability 8.7 (Orin) needs CUDA 12.x, whose linux-aarch64 archives serve it, or CUDA 13.2 or later, whose linux-sbsa archives do"},
+		// 13.1 is still before Orin's first CUDA 13 release.
+		{LinuxJetson, "13.1.1", []string{"8.7"}, "", "CUDA 13.1.1 serves Jetson only as Thor (capability 11.0), through the linux-sbsa archives; capability 8.7 (Orin) needs CUDA 12.x"},
+		// From 13.2 Orin is served as Thor is, by the sbsa archives.
+		{LinuxJetson, "13.2.0", []string{"8.7"}, "linux-sbsa linux-all source", ""},
+		{LinuxJetson, "13.3.0", []string{"8.7", "11.0"}, "linux-sbsa linux-all source", ""},
+		{LinuxJetson, "13.4.1", []string{"8.7"}, "linux-sbsa linux-all source", ""},
+		// Xavier has no CUDA 13 build at all.
+		{LinuxJetson, "13.3.0", []string{"7.2", "8.7"}, "", "CUDA 13.3.0 serves Jetson only as Thor (capability 11.0) and Orin (capability 8.7), through the linux-sbsa archives; capability 7.2 needs a CUDA release before 13.0"},
 		{WindowsX86_64, "12.4.1", nil, "windows-x86_64 source", ""},
 		{WindowsARM64, "13.4.1", nil, "windows-arm64 source", ""},
 	}
@@ -98,6 +107,32 @@ func TestEveryManifestKeyHasAPlatform(t *testing.T) {
 		}
 		if !served[k] {
 			t.Errorf("manifest key %q is no platform's own key", k)
+		}
+	}
+}
+
+func TestJetsonServed(t *testing.T) {
+	tests := []struct {
+		cuda, capability string
+		want             bool
+	}{
+		{"12.6.3", "7.2", true},
+		{"12.9.0", "8.7", true},
+		{"13.0.0", "8.7", false},
+		{"13.1.0", "8.7", false},
+		{"13.2.0", "8.7", true},
+		{"13.2", "8.7", true},
+		{"13.4.1", "8.7", true},
+		{"13.0.0", "11.0", true},
+		{"13.0.0", "11.0f", true},
+		{"13.3.0", "11.0a", true},
+		{"13.3.0", "7.2", false},
+		{"13.3.0", "8.7x", false},
+		{"13.3.0", "10.1", false},
+	}
+	for _, tt := range tests {
+		if got := JetsonServed(version.MustParse(tt.cuda), tt.capability); got != tt.want {
+			t.Errorf("JetsonServed(%s, %s) = %v, want %v", tt.cuda, tt.capability, got, tt.want)
 		}
 	}
 }

@@ -146,9 +146,14 @@
 //     From 13.1 it is the data-center driver's forward compatibility
 //     (versioned as the driver, 610.43.02 in 13.3, with linux-x86_64 and
 //     linux-sbsa archives): usable there, not on linux-jetson, whose
-//     forward compatibility is cuda_compat_orin (Orin), usable only there.
-//     With forward compatibility asked for, cuda_cudart has a runtime edge
-//     to the one of its platform.
+//     forward compatibility is cuda_compat_orin (Orin), usable only there
+//     and only when the configuration builds linux-jetson for Orin (8.7):
+//     from CUDA 13.2 linux-jetson is Orin and Thor (11.0), both from the
+//     linux-sbsa archives, and Orin's libcuda is not Thor's (NVIDIA's
+//     manifests carry no forward-compatibility package for Thor). With
+//     forward compatibility asked for, cuda_cudart has a runtime edge to
+//     the one of its platform; on linux-jetson only when the build is for
+//     Orin alone, since a binary built for Orin and Thor may run on a Thor.
 //   - libcudla: usable only on linux-jetson; from 13.0 its archive is
 //     linux-sbsa's (Jetson Thor is sbsa), which server ARM has no DLA for.
 //   - A package the tables do not know (a newer manifest) is unusable on

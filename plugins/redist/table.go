@@ -35,13 +35,20 @@ const (
 
 	// From CUDA 13.1 cuda_compat is the data-center driver's forward
 	// compatibility (versioned as the driver, 610.43.02, with linux-x86_64
-	// and linux-sbsa archives); Jetson Orin has its own cuda_compat_orin.
+	// and linux-sbsa archives); Jetson Orin has its own cuda_compat_orin,
+	// and NVIDIA's manifests carry none for Jetson Thor.
 	reasonCompatDataCenter = "{pkg} {version} holds the data-center driver's CUDA forward-compatibility libraries " +
-		"for linux-x86_64 and linux-sbsa (data-center GPUs); it is not for Jetson, whose forward compatibility " +
-		"is cuda_compat_orin (Orin)"
+		"for linux-x86_64 and linux-sbsa (data-center GPUs); it is not for Jetson: Orin's forward compatibility " +
+		"is cuda_compat_orin, and NVIDIA's CUDA manifests carry none for Thor"
 
 	reasonCompatOrin = "{pkg} holds the CUDA forward-compatibility libraries for Jetson Orin (L4T) and is usable " +
 		"only on linux-jetson"
+
+	// Thor (11.0) shares linux-jetson, and its linux-sbsa archives, with
+	// Orin from CUDA 13.2; Orin's libcuda is not Thor's.
+	reasonCompatOrinNotOrin = "{pkg} holds the CUDA forward-compatibility libraries for Jetson Orin (capability 8.7), " +
+		"and this configuration builds linux-jetson for other Jetson GPUs only (Thor is capability 11.0); add " +
+		"capability 8.7 to build for Orin"
 
 	reasonDLA = "{pkg} is the CUDA interface of the deep-learning accelerator (DLA) of Jetson and DRIVE SoCs; " +
 		"it is usable only on linux-jetson (its linux-sbsa archive from CUDA 13 serves the Tegra SoCs, not servers)"
@@ -214,7 +221,9 @@ var table = map[string]pkg{
 			// From 13.1 cuda_compat is the data-center driver's, and Orin's
 			// is cuda_compat_orin.
 			edge("cuda_compat").since("13.1").runtime().platforms(linuxX86, linuxSBSA).ifForwardCompat(),
-			edge("cuda_compat_orin").since("13.1").runtime().platforms(linuxJetson).ifForwardCompat(),
+			// Only for a build for Orin alone: a binary that may also run
+			// on Thor must not load Orin's libcuda.
+			edge("cuda_compat_orin").since("13.1").runtime().platforms(linuxJetson).ifForwardCompat().onlyForCapability("8.7"),
 		},
 		// NVIDIA's static runtime (and culibos in it through 12.x) needs
 		// these on the link line (nvcc adds them for -cudart static).
@@ -357,7 +366,10 @@ var table = map[string]pkg{
 			solib("compat/libcuda", soFixed("1")),
 			solib("compat/libnvidia-ptxjitcompiler", soFixed("1")),
 		},
-		unusable: []unusable{{when: when{off: []string{linuxJetson}}, reason: reasonCompatOrin}},
+		unusable: []unusable{
+			{when: when{off: []string{linuxJetson}}, reason: reasonCompatOrin},
+			{when: when{on: []string{linuxJetson}, lacks: "8.7"}, reason: reasonCompatOrinNotOrin},
+		},
 	},
 
 	// --- Math and media libraries ---
