@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -121,5 +122,41 @@ func TestUserCapabilitiesStillRuleOut(t *testing.T) {
 		if tt.served == 0 && (len(c.Reasons) == 0 || !strings.Contains(c.Reasons[0].Text, "7.5")) {
 			t.Errorf("capabilities %v: reasons %v do not name capability 7.5", tt.caps, c.Reasons)
 		}
+	}
+}
+
+// eval says which targets build default capabilities and which the user's,
+// and, on defaults, what each narrowed package was judged against, while
+// the gencode still covers every default.
+func TestEvalShowsJudgedDefaults(t *testing.T) {
+	out := runOK(t, "eval", "--manifests", shared.Manifests(t), "--workspace", t.TempDir(), "--cuda", "12.2.2",
+		"--platform", "linux-x86_64,linux-jetson", "--capabilities", "8.7")
+	var got struct {
+		PerCUDA map[string]map[string]jsonTarget `json:"per_cuda"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	x86, jetson := got.PerCUDA["12.2.2"]["linux-x86_64"], got.PerCUDA["12.2.2"]["linux-jetson"]
+	if x86.CapabilitiesFrom != "defaults" || jetson.CapabilitiesFrom != "flags" {
+		t.Errorf("capabilities_from: x86_64 %q, jetson %q; want defaults and flags", x86.CapabilitiesFrom, jetson.CapabilitiesFrom)
+	}
+	if len(jetson.Judged) != 0 {
+		t.Errorf("the user's capabilities narrowed: %v", jetson.Judged)
+	}
+	for pkg, want := range map[string]string{
+		"libcusparse_lt": "8.0,8.6,8.9,9.0",
+		"tensorrt":       "7.5,8.0,8.6,8.9,9.0",
+		"cudnn_jit":      "8.0,8.6,8.9,9.0",
+	} {
+		if j := strings.Join(x86.Judged[pkg], ","); j != want {
+			t.Errorf("x86_64 %s judged against %q, want %q", pkg, j, want)
+		}
+	}
+	if _, ok := x86.Judged["cuda_cudart"]; ok {
+		t.Error("cuda_cudart, which has no capability floor, is listed as narrowed")
+	}
+	if g := strings.Join(x86.Gencode, " "); !strings.Contains(g, "sm_60") || !strings.Contains(g, "sm_75") {
+		t.Errorf("gencode %q does not build every default (6.0 to 9.0)", g)
 	}
 }
