@@ -243,6 +243,7 @@ func clonePackage(p *pkgset.Package) *pkgset.Package {
 	c.Deps = slices.Clone(p.Deps)
 	c.Served = maps.Clone(p.Served)
 	c.Generic = maps.Clone(p.Generic)
+	c.Judged = cloneLists(p.Judged)
 	c.StaticLinkopts = slices.Clone(p.StaticLinkopts)
 	return &c
 }

@@ -11,6 +11,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,6 +110,9 @@ type Config struct {
 	plugins       []Plugin
 	// caps[cuda.String()][target.Name()] is computed once in Evaluate.
 	caps map[string]map[string][]gpu.Capability
+	// defaulted holds the targets whose capabilities are their CUDA
+	// versions' defaults: the user named none of their kind.
+	defaulted map[string]bool
 }
 
 // CUDA returns the CUDA versions package sets are built for, ascending.
@@ -155,6 +159,14 @@ func (c *Config) ExplicitCapabilities() []string { return append([]string(nil), 
 // target platform.
 func (c *Config) Capabilities(cuda version.Version, target platform.Platform) []gpu.Capability {
 	return append([]gpu.Capability(nil), c.caps[cuda.String()][target.Name()]...)
+}
+
+// CapabilitiesDefaulted reports whether the target's capabilities are the
+// defaults of each CUDA version rather than ones the user named. Products are
+// judged differently for them: against the defaults each supports (see
+// docs/configuration.md), while binaries still build for all of them.
+func (c *Config) CapabilitiesDefaulted(target platform.Platform) bool {
+	return c.defaulted[target.Name()]
 }
 
 // CapabilityNames is Capabilities as names ("8.0", "9.0a").
@@ -517,6 +529,10 @@ func (c *Config) computeCapabilities() error {
 		explicit = append(explicit, cp)
 	}
 	c.caps = map[string]map[string][]gpu.Capability{}
+	c.defaulted = map[string]bool{}
+	for _, t := range c.targets {
+		c.defaulted[t.Name()] = !slices.ContainsFunc(explicit, func(cp gpu.Capability) bool { return cp.Jetson == t.Jetson() })
+	}
 	for _, cuda := range c.cuda {
 		for _, cp := range explicit {
 			if _, err := gpu.Check(cp.Name, cuda); err != nil {
@@ -531,7 +547,7 @@ func (c *Config) computeCapabilities() error {
 					caps = append(caps, cp)
 				}
 			}
-			if len(caps) == 0 {
+			if c.defaulted[t.Name()] {
 				for _, cp := range gpu.Defaults(cuda, t.Jetson()) {
 					if !t.Jetson() || platform.JetsonServed(cuda, cp.Name) {
 						caps = append(caps, cp)

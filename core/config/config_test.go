@@ -49,6 +49,40 @@ func TestDefaults(t *testing.T) {
 	if got := strings.Join(c.CapabilityNames(version.MustParse("13.0.0"), platform.LinuxJetson), ","); got != "11.0" {
 		t.Errorf("13.0.0 jetson caps = %s (only Thor has a Jetson build in 13.0)", got)
 	}
+	for _, tg := range c.Targets() {
+		if !c.CapabilitiesDefaulted(tg) {
+			t.Errorf("%s: capabilities not marked as defaults, though nobody set any", tg)
+		}
+	}
+}
+
+// Capabilities go by kind, so naming only discrete GPUs leaves Jetson on its
+// defaults, and the reverse; each target says which it has.
+func TestCapabilitiesDefaulted(t *testing.T) {
+	tests := []struct {
+		caps      []string
+		defaulted string // targets on defaults, in Targets order
+	}{
+		{nil, "linux-x86_64,linux-sbsa,linux-jetson"},
+		{[]string{"8.0"}, "linux-jetson"},
+		{[]string{"8.7"}, "linux-x86_64,linux-sbsa"},
+		{[]string{"8.0", "8.7"}, ""},
+	}
+	for _, tc := range tests {
+		c, err := Evaluate(avail(), Defaults{}, opts(Options{CUDA: []string{"12.4.1"}, Capabilities: tc.caps}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tg := range c.Targets() {
+			if c.CapabilitiesDefaulted(tg) {
+				got = append(got, tg.Name())
+			}
+		}
+		if strings.Join(got, ",") != tc.defaulted {
+			t.Errorf("capabilities %v: defaulted targets %v, want %s", tc.caps, got, tc.defaulted)
+		}
+	}
 }
 
 func TestFlagsWin(t *testing.T) {

@@ -95,11 +95,16 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 			}
 			pr.Unusable = append(pr.Unusable, rs...)
 		}
-		pr.Unusable = append(pr.Unusable, capabilityReasons(rel, p.Version, b.Config.Capabilities[a.Platform], set)...)
+		capReasons, judged := b.Config.JudgeCapabilities(a.Platform, func(caps []string) []string { return capabilityReasons(rel, p.Version, caps, set) })
+		pr.Unusable = append(pr.Unusable, capReasons...)
 		if want, ok := needCudnn[a.Platform]; ok && !set.hasRelease("cudnn", version.MustParse(want)) {
 			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
 				"TensorRT %s loads cuDNN %s (libcudnn.so.%s) for its cuDNN-backed layers and plugins, but this set has %s and no cuDNN %s",
 				p.Version, want, strings.SplitN(want, ".", 2)[0], set.describe("cudnn", "cuDNN"), want))
+		}
+		if len(pr.Unusable) == 0 {
+			// The host takes judged capabilities only from a usable package.
+			pr.Judged = judged
 		}
 		if strings.HasPrefix(a.Platform, "windows-") {
 			// As the redist plugin: no Windows file is claimed (doc.go
