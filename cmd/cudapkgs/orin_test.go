@@ -24,11 +24,15 @@ type jetsonQuery map[string]struct {
 	} `json:"packages"`
 }
 
-func queryJetson(t *testing.T, args ...string) jetsonQuery {
+// orinPackages: 13.0.0 has no cuda_compat_orin, and query refuses a
+// --package that matches nothing.
+const orinPackages = "cuda_nvcc,cuda_cudart,libcublas,cuda_compat_orin,cudnn"
+
+func queryJetson(t *testing.T, pkgs string, args ...string) jetsonQuery {
 	t.Helper()
 	var out, errb bytes.Buffer
 	args = append([]string{"query", "--manifests", shared.Manifests(t), "--format", "json", "--platform", "linux-jetson",
-		"--forward-compat", "--package", "cuda_nvcc,cuda_cudart,libcublas,cuda_compat_orin,cudnn"}, args...)
+		"--forward-compat", "--package", pkgs}, args...)
 	if code := run(context.Background(), args, &out, &errb, false); code != 0 {
 		t.Fatalf("query %v: exit %d: %s", args, code, errb.String())
 	}
@@ -44,7 +48,7 @@ func queryJetson(t *testing.T, args ...string) jetsonQuery {
 // Orin gets a reason that says where it is served.
 func TestQueryJetsonOrinOnCUDA13(t *testing.T) {
 	for _, cuda := range []string{"13.3.0", "13.4.1"} {
-		s := queryJetson(t, "--cuda", cuda, "--capabilities", "8.7")[cuda]
+		s := queryJetson(t, orinPackages, "--cuda", cuda, "--capabilities", "8.7")[cuda]
 		for _, name := range []string{"cuda_nvcc", "cuda_cudart", "libcublas", "cuda_compat_orin", "cudnn"} {
 			p, ok := s.Packages[name]
 			if !ok {
@@ -59,7 +63,7 @@ func TestQueryJetsonOrinOnCUDA13(t *testing.T) {
 			t.Errorf("CUDA %s Orin: cuda_cudart has no forward-compatibility edge to cuda_compat_orin: %+v", cuda, s.Packages["cuda_cudart"].Deps)
 		}
 
-		s = queryJetson(t, "--cuda", cuda, "--capabilities", "11.0")[cuda]
+		s = queryJetson(t, orinPackages, "--cuda", cuda, "--capabilities", "11.0")[cuda]
 		if got := s.Packages["cuda_nvcc"].Platforms["linux-jetson"].Key; got != "linux-sbsa" {
 			t.Errorf("CUDA %s Thor: cuda_nvcc served by %q, want linux-sbsa", cuda, got)
 		}
@@ -71,7 +75,7 @@ func TestQueryJetsonOrinOnCUDA13(t *testing.T) {
 		}
 	}
 
-	s := queryJetson(t, "--cuda", "13.0.0", "--capabilities", "8.7")["13.0.0"]
+	s := queryJetson(t, "cuda_nvcc,cuda_cudart,libcublas,cudnn", "--cuda", "13.0.0", "--capabilities", "8.7")["13.0.0"]
 	want := "capability 8.7 (Orin) needs CUDA 12.x, whose linux-aarch64 archives serve it, or CUDA 13.2 or later, whose linux-sbsa archives do"
 	for _, name := range []string{"cuda_nvcc", "cuda_cudart", "libcublas", "cudnn"} {
 		if r := s.Packages[name].Unavailable["linux-jetson"]; len(r) == 0 || !strings.Contains(r[0], want) {

@@ -54,7 +54,7 @@ func pluginPIDs(t *testing.T) func() []string {
 // startErr starts one test plugin that must fail, and checks what every
 // failed start has: a *PluginError whose first line names the plugin by
 // its declared path, and no go-plugin dump naming the checked copy.
-func startErr(t *testing.T, ctx context.Context, mode string, opts fixup.Options) (error, string) {
+func startErr(t *testing.T, ctx context.Context, mode string, opts fixup.Options) (string, error) {
 	t.Helper()
 	h, err := fixup.Start(ctx, []fixup.Spec{spec(t, mode)}, opts)
 	if err == nil {
@@ -73,7 +73,7 @@ func startErr(t *testing.T, ctx context.Context, mode string, opts fixup.Options
 	if !strings.HasPrefix(first, prefix) {
 		t.Fatalf("error does not start with %q:\n%v", prefix, err)
 	}
-	return err, strings.TrimPrefix(first, prefix)
+	return strings.TrimPrefix(first, prefix), err
 }
 
 // A plugin that fails to start ends the run with one line naming it; the
@@ -100,7 +100,7 @@ func TestStartFailures(t *testing.T) {
 			if tt.limit > 0 {
 				opts.StartTimeout = tt.limit
 			}
-			err, got := startErr(t, context.Background(), tt.mode, opts)
+			got, err := startErr(t, context.Background(), tt.mode, opts)
 			if got != tt.want {
 				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
 			}
@@ -129,7 +129,7 @@ func TestStartFailures(t *testing.T) {
 func TestStartChildHoldsStdout(t *testing.T) {
 	t.Run("exits at once", func(t *testing.T) {
 		pid := childPID(t)
-		err, got := startErr(t, context.Background(), "childexit", fast)
+		got, err := startErr(t, context.Background(), "childexit", fast)
 		if want := "exited at once (exit status 3), before the go-plugin handshake"; got != want {
 			t.Errorf("error:\n got %s\nwant %s", got, want)
 		}
@@ -144,7 +144,7 @@ func TestStartChildHoldsStdout(t *testing.T) {
 		pid := childPID(t)
 		opts := fast
 		opts.StartTimeout = 300 * time.Millisecond
-		err, got := startErr(t, context.Background(), "childhang", opts)
+		got, err := startErr(t, context.Background(), "childhang", opts)
 		var te *fixup.TimeoutError
 		if !errors.As(err, &te) || !te.Start || got != "did not start within 300ms (it hangs at start or is too slow)" {
 			t.Errorf("error = %v", err)
@@ -185,7 +185,7 @@ func TestStartCancelled(t *testing.T) {
 	}()
 	opts := fast
 	opts.StartTimeout = 10 * time.Minute
-	err, got := startErr(t, ctx, "hangstart", opts)
+	got, err := startErr(t, ctx, "hangstart", opts)
 	if !errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error is not context.Canceled: %v", err)
 	}
