@@ -37,7 +37,7 @@ EOF
   echo "startup --max_idle_secs=300"
   echo "startup --output_user_root=/src/bazel-root"
   echo "build --nosandbox_debug"
-  echo "common --noenable_workspace"
+  echo "import /src/ws/bazel9.bazelrc"   # Bazel 8 and 9 behaviour (/src/ws is integration/workspace-bzlmod's copy)
   echo "common --lockfile_mode=off"
   echo "common --repository_cache=/src/initrepocache"
   echo "build --show_timestamps=false"

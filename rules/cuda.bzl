@@ -5,15 +5,12 @@ is relative to that repository (Label("//...")), so the hub may have any name. W
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+
+# CcInfo and cc_common from rules_cc, never Bazel's globals: Bazel 9 has
+# none. defs.bzl exports them in every rules_cc release, from Debian's 0.0.4
+# (Bazel 4.2.3) to the 0.2.x line Bazel 9 needs.
+load("@rules_cc//cc:defs.bzl", "CcInfo", "cc_binary", "cc_common", "cc_test")
 load("//:remote.bzl", "GPU_TEST_EXEC_PROPERTIES")
-
-# Bazel 4.2.3 has these as globals only (Debian's rules_cc 0.0.4 does not export them).
-# buildifier: disable=native-cc-info
-_CcInfo = CcInfo
-
-# buildifier: disable=native-cc-common
-_cc_common = cc_common
 
 # Bazel 4.2.3 takes toolchain types as strings only; str(Label()) names this repository, whatever its name.
 _NVCC_TOOLCHAIN = str(Label("//toolchain:nvcc_toolchain_type"))
@@ -347,11 +344,11 @@ def _compile(ctx):
             progress_message = "Checking the host compiler of nvcc for %s" % ctx.label,
         )
 
-    dep_infos = [d[_CcInfo] for d in ctx.attr.deps if _CcInfo in d] + [d[_CcInfo] for d in ctx.attr._cuda]
-    toolchain_headers = [ctx.attr._headers[_CcInfo]] + ([ctx.attr._clang_headers[_CcInfo]] if clang else [])
-    cctx = _cc_common.merge_cc_infos(cc_infos = dep_infos + toolchain_headers).compilation_context
+    dep_infos = [d[CcInfo] for d in ctx.attr.deps if CcInfo in d] + [d[CcInfo] for d in ctx.attr._cuda]
+    toolchain_headers = [ctx.attr._headers[CcInfo]] + ([ctx.attr._clang_headers[CcInfo]] if clang else [])
+    cctx = cc_common.merge_cc_infos(cc_infos = dep_infos + toolchain_headers).compilation_context
     includes = _include_paths(ctx)
-    own_cctx = _cc_common.create_compilation_context(
+    own_cctx = cc_common.create_compilation_context(
         headers = depset(ctx.files.hdrs),
         defines = depset(ctx.attr.defines),
         system_includes = depset(includes),
@@ -488,13 +485,13 @@ def _static_library(ctx, cc_toolchain, name, objects, alwayslink):
     return _library(ctx, cc_toolchain, archive, alwayslink)
 
 def _library(ctx, cc_toolchain, archive, alwayslink):
-    feature_configuration = _cc_common.configure_features(
+    feature_configuration = cc_common.configure_features(
         ctx = ctx,
         cc_toolchain = cc_toolchain,
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
-    return _cc_common.create_library_to_link(
+    return cc_common.create_library_to_link(
         actions = ctx.actions,
         feature_configuration = feature_configuration,
         cc_toolchain = cc_toolchain,
@@ -509,25 +506,25 @@ def _cuda_library_impl(ctx):
     # here, no one else's).
     objects = c.cuda_info.objects.to_list()
     libraries = [_static_library(ctx, c.cc_toolchain, ctx.label.name, objects, True)] if objects else []
-    own = _CcInfo(
+    own = CcInfo(
         compilation_context = c.cctx,
-        linking_context = _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
+        linking_context = cc_common.create_linking_context(linker_inputs = depset([cc_common.create_linker_input(
             owner = ctx.label,
             libraries = depset(libraries),
         )])),
     )
     return [
         DefaultInfo(files = depset(c.objects)),
-        _cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = c.dep_infos),
+        cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = c.dep_infos),
         CudaInfo(objects = depset(), rdc_objects = c.cuda_info.rdc_objects, rdc_gencode = c.cuda_info.rdc_gencode),
     ]
 
 def _cuda_objects_impl(ctx):
     c = _compile(ctx)
-    own = _CcInfo(compilation_context = c.cctx)
+    own = CcInfo(compilation_context = c.cctx)
     return [
         DefaultInfo(files = depset(c.objects)),
-        _cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = c.dep_infos),
+        cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = c.dep_infos),
         c.cuda_info,
     ]
 
@@ -535,7 +532,7 @@ _COMPILE_ATTRS = {
     "capabilities": attr.string_list(doc = "GPU capabilities (8.0, 9.0a) for this target; overrides --@cuda//:capabilities"),
     "copts": attr.string_list(doc = "compiler options (nvcc's, or clang's with --@cuda//:compiler=clang)"),
     "defines": attr.string_list(doc = "-D for this target and every target that depends on it"),
-    "deps": attr.label_list(providers = [[_CcInfo], [CudaInfo]]),
+    "deps": attr.label_list(providers = [[CcInfo], [CudaInfo]]),
     "hdrs": attr.label_list(allow_files = True, doc = "headers of this library for its dependents"),
     "host_copts": attr.string_list(doc = "host compiler options (nvcc -Xcompiler; clang -Xarch_host)"),
     "includes": attr.string_list(doc = "package-relative include folders, -isystem for this target and its dependents"),
@@ -546,12 +543,12 @@ _COMPILE_ATTRS = {
     "_capabilities": attr.label(default = Label("//:capabilities")),
     "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
     "_clang": attr.label(default = Label("//:clang")),
-    "_clang_headers": attr.label(default = Label("//toolchain:clang_headers"), providers = [_CcInfo]),
+    "_clang_headers": attr.label(default = Label("//toolchain:clang_headers"), providers = [CcInfo]),
     "_compiler": attr.label(default = Label("//:compiler")),
     "_copts": attr.label(default = Label("//:copts")),
-    "_cuda": attr.label_list(default = [Label("//toolchain:runtime")], providers = [_CcInfo]),
+    "_cuda": attr.label_list(default = [Label("//toolchain:runtime")], providers = [CcInfo]),
     "_gencode": attr.label(default = Label("//toolchain:gencode")),
-    "_headers": attr.label(default = Label("//toolchain:headers"), providers = [_CcInfo]),
+    "_headers": attr.label(default = Label("//toolchain:headers"), providers = [CcInfo]),
     "_host_compiler": attr.label(default = Label("//:host_compiler")),
     "_host_copts": attr.label(default = Label("//:host_copts")),
     "_lineinfo": attr.label(default = Label("//:lineinfo")),
@@ -593,7 +590,7 @@ _rdc_aspect = aspect(implementation = _rdc_aspect_impl, attr_aspects = ["deps"])
 def _cuda_device_link_impl(ctx):
     objects = depset(transitive = [d[_RdcInfo].objects for d in ctx.attr.deps]).to_list()
     if not objects:
-        return [_CcInfo()]
+        return [CcInfo()]
     tc = ctx.toolchains[_NVCC_TOOLCHAIN]
     cc_toolchain = find_cpp_toolchain(ctx)
     gencode = [g for g in depset(transitive = [d[_RdcInfo].gencode for d in ctx.attr.deps]).to_list() if "code=sm_" in g]
@@ -613,7 +610,7 @@ def _cuda_device_link_impl(ctx):
 
     # nvcc compiles its link stub (crt/link.stub) with the host compiler: the
     # target's crt headers, as a compile gets them.
-    headers = ctx.attr._headers[_CcInfo].compilation_context
+    headers = ctx.attr._headers[CcInfo].compilation_context
     for i in headers.includes.to_list() + headers.system_includes.to_list():
         args += ["-isystem", i]
     args += ["-isystem", tc.nvcc.dirname.rpartition("/")[0] + "/include"]
@@ -632,7 +629,7 @@ def _cuda_device_link_impl(ctx):
     libraries += [_library(ctx, cc_toolchain, f, False) for f in devrt_files]
     return [
         DefaultInfo(files = depset([obj])),
-        _CcInfo(linking_context = _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
+        CcInfo(linking_context = cc_common.create_linking_context(linker_inputs = depset([cc_common.create_linker_input(
             owner = ctx.label,
             libraries = depset(libraries),
         )]))),
@@ -645,7 +642,7 @@ cuda_device_link = rule(
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
         "_cudadevrt": attr.label(default = Label("//toolchain:cudadevrt"), allow_files = True),
         "_cudadevrt_mode": attr.label(default = Label("//:cudadevrt")),
-        "_headers": attr.label(default = Label("//toolchain:headers"), providers = [_CcInfo]),
+        "_headers": attr.label(default = Label("//toolchain:headers"), providers = [CcInfo]),
         "_host_compiler": attr.label(default = Label("//:host_compiler")),
     },
     fragments = ["cpp"],
@@ -659,17 +656,17 @@ def _cuda_stub_library_impl(ctx):
     # RUNPATH or runfiles entry for them, so the host driver's library is the
     # one loaded at run time.
     stubs = ctx.files.stubs
-    own = _CcInfo(linking_context = _cc_common.create_linking_context(linker_inputs = depset([_cc_common.create_linker_input(
+    own = CcInfo(linking_context = cc_common.create_linking_context(linker_inputs = depset([cc_common.create_linker_input(
         owner = ctx.label,
         user_link_flags = depset([f.path for f in stubs]),
         additional_inputs = depset(stubs),
     )])))
-    return [_cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = [d[_CcInfo] for d in ctx.attr.deps])]
+    return [cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = [d[CcInfo] for d in ctx.attr.deps])]
 
 cuda_stub_library = rule(
     implementation = _cuda_stub_library_impl,
     attrs = {
-        "deps": attr.label_list(providers = [_CcInfo], doc = "headers to compile against (the package's)"),
+        "deps": attr.label_list(providers = [CcInfo], doc = "headers to compile against (the package's)"),
         "stubs": attr.label_list(allow_files = [".so"], mandatory = True, doc = "link stubs (lib/stubs/libcuda.so)"),
     },
     doc = "Links against driver stubs (libcuda.so, libnvidia-ml.so) without putting them on the run-time search path.",

@@ -56,6 +56,10 @@ func (in *Interp) EvalConfig(ctx context.Context, file string) (*File, error) {
 // Name is the file's path (relative to the workspace when inside it).
 func (f *File) Name() string { return f.path }
 
+// OptionName: errors about an option the file set name the builtin that
+// set it.
+func (f *File) OptionName(opt config.Option) string { return opt.Builtin }
+
 // Apply sets the options the file set; the others keep the earlier layers'
 // values.
 func (f *File) Apply(o *config.Options) error {

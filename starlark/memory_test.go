@@ -2,14 +2,18 @@ package starlark
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cudapkgs/cudapkgs/internal/allocs"
 )
 
-func evalSrc(t *testing.T, maxMemory int64, src string) (string, time.Duration) {
+// evalSrc evaluates src as cudapkgs.star and returns the formatted error
+// ("" for none) and the bytes allocated during the evaluation.
+func evalSrc(t *testing.T, maxMemory int64, src string) (string, uint64) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
@@ -17,29 +21,32 @@ func evalSrc(t *testing.T, maxMemory int64, src string) (string, time.Duration) 
 	}
 	in := interp(t, dir)
 	in.MaxMemory = maxMemory
-	start := time.Now()
-	_, err := in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star"))
+	var err error
+	n := allocs.During(func() { _, err = in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star")) })
 	if err == nil {
-		return "", time.Since(start)
+		return "", n
 	}
-	return FormatError(err), time.Since(start)
+	return FormatError(err), n
 }
 
 // The issue's reproduction: with the default 1 GiB budget, an 8 GiB list
-// ends at once with the file and line, instead of after 29 s at 8 GB.
+// ends at once with the file and line, instead of after 29 s at 8 GB: it is
+// refused before anything of it is allocated.
 func TestMemoryBudgetRepeat(t *testing.T) {
-	msg, d := evalSrc(t, 0, "X = 1\nx = [0] * (1 << 29)\n")
+	msg, n := evalSrc(t, 0, "X = 1\nx = [0] * (1 << 29)\n")
 	want := "cudapkgs.star:2:9: memory budget exhausted: repeating a list 536870912 times would allocate 8.0 GiB, and the run has"
 	if !strings.HasPrefix(msg, want) || !strings.Contains(msg, "of its 1.0 GiB budget (--starlark-memory)") {
 		t.Errorf("got %s\nwant %s…", msg, want)
 	}
-	if d > 2*time.Second {
-		t.Errorf("took %v", d)
+	if n > 16<<20 {
+		t.Errorf("allocated %d MiB before refusing", n>>20)
 	}
 }
 
 // Every operation that allocates much in one step is checked before it
-// runs; growth made of many steps is caught by the watcher.
+// runs: the run allocates no more than the budget for it. Growth made of many steps is caught
+// by the watcher, whose message says so: the step budget (the default 50
+// million), which would end the loop otherwise, says something else.
 func TestMemoryBudgetOperations(t *testing.T) {
 	const budget = 64 << 20
 	for _, tt := range []struct{ name, src, want string }{
@@ -59,12 +66,25 @@ func TestMemoryBudgetOperations(t *testing.T) {
 		{"reserved name", "_cudapkgs_mul = 1\n", "cudapkgs.star:1:1: _cudapkgs_mul: names starting with _cudapkgs_ are reserved"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			msg, d := evalSrc(t, budget, tt.src)
+			msg, n := evalSrc(t, budget, tt.src)
 			if !strings.Contains(msg, tt.want) {
 				t.Errorf("got %s\nwant %s", msg, tt.want)
 			}
-			if d > 10*time.Second {
-				t.Errorf("took %v", d)
+			// One refused step allocates nothing of its result. Doubling
+			// allocates what the checks let through, which depends on the
+			// watcher's last sample of the heap: at most the budget for
+			// the last step, about as much before it, and the copies of
+			// a list's growth. The watcher alone bounds a loop of small
+			// steps, by what it allocates between two samples.
+			limit := uint64(budget)
+			switch tt.name {
+			case "doubling", "augmented doubling":
+				limit = 4 * budget
+			case "many small steps":
+				limit = math.MaxUint64
+			}
+			if n > limit {
+				t.Errorf("allocated %d MiB, over %d MiB, against a %d MiB budget", n>>20, limit>>20, budget>>20)
 			}
 		})
 	}
@@ -124,5 +144,25 @@ if f(2) != 4 or f(x = 2, k = 3) != 6:
 	}
 	if _, err := Query(context.Background(), in, `[0] * (1 << 29)`, nil); err == nil || !strings.Contains(FormatError(err), "<expr>:1:5: memory budget exhausted") {
 		t.Errorf("query budget: %v", FormatError(err))
+	}
+}
+
+// BenchmarkMemoryBudgetSmallSteps is how long the heap watcher lets a loop
+// of small allocations run before it stops it (64 MiB budget).
+func BenchmarkMemoryBudgetSmallSteps(b *testing.B) {
+	dir := b.TempDir()
+	file := filepath.Join(dir, "cudapkgs.star")
+	if err := os.WriteFile(file, []byte("x = []\nfor i in range(50000000):\n    x.append([i, i])\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	in, err := NewInterp(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in.MaxMemory = 64 << 20
+	for b.Loop() {
+		if _, err := in.EvalConfig(context.Background(), file); err == nil {
+			b.Fatal("the loop was not stopped")
+		}
 	}
 }

@@ -156,7 +156,12 @@ func (f *File) Overrides() []string {
 // Each function receives the package as the previous overrides left it; its
 // cuda module reads the sets as changed so far. Nothing is changed unless
 // every override succeeds.
-func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set) error {
+//
+// sets may be a few of the CUDA versions (--cuda narrows them): an override
+// whose package is in none of the sets it applies to is an error only when
+// elsewhere, when given, says the package is in no other set either (a
+// typo), so one configuration serves every selection of versions.
+func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set, elsewhere func(pkg string) bool) error {
 	if len(f.overrides) == 0 {
 		return nil
 	}
@@ -207,10 +212,13 @@ func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set) error {
 			}
 			s.Packages[i] = p
 		}
-		if !matched {
+		if !matched && (elsewhere == nil || !elsewhere(o.name)) {
 			scope := strings.Join(versions, ", ")
 			if !o.cuda.IsZero() {
 				scope = o.cuda.String() + " (of " + scope + ")"
+			}
+			if elsewhere != nil {
+				scope += ", nor in any release of the manifests"
 			}
 			return fmt.Errorf("%s: override(%q): no package %s in CUDA %s", o.pos, o.name, o.name, scope)
 		}
@@ -236,6 +244,7 @@ func clonePackage(p *pkgset.Package) *pkgset.Package {
 	c.Served = maps.Clone(p.Served)
 	c.Tried = cloneLists(p.Tried)
 	c.Generic = maps.Clone(p.Generic)
+	c.Judged = cloneLists(p.Judged)
 	c.StaticLinkopts = slices.Clone(p.StaticLinkopts)
 	return &c
 }

@@ -112,7 +112,7 @@ func TestWorkspaceConfig(t *testing.T) {
 	if p, ok := cfg.Pin("cudnn", version.MustParse("12.2.2")); !ok || p.String() != "cudnn@12.2=8.9" {
 		t.Errorf("config pin %v %v", p, ok)
 	}
-	if err := f.ApplyOverrides(ctx, sets); err != nil {
+	if err := f.ApplyOverrides(ctx, sets, nil); err != nil {
 		t.Fatal(FormatError(err))
 	}
 	v, err := Query(ctx, in, wsQuery, sets)
@@ -175,7 +175,7 @@ override("libcufile", lambda pkg: {"unusable": {"linux-x86_64": "saw %d deps" % 
 		t.Fatal(FormatError(err))
 	}
 	_, sets := builtintest.Env().Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
-	if err := f.ApplyOverrides(ctx, sets); err != nil {
+	if err := f.ApplyOverrides(ctx, sets, nil); err != nil {
 		t.Fatal(FormatError(err))
 	}
 	p := find(sets[0], "libcufile")
@@ -266,7 +266,7 @@ func TestOverrideErrors(t *testing.T) {
 				t.Fatal(FormatError(err))
 			}
 			before, _ := ToJSON(mustQuery(t, in, sets))
-			err = f.ApplyOverrides(context.Background(), sets)
+			err = f.ApplyOverrides(context.Background(), sets, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -304,7 +304,7 @@ func TestExplain(t *testing.T) {
 		t.Fatal("cuDNN 7.1 accepted")
 	}
 	got := f.Explain(err).Error()
-	if want := `cudapkgs.star:3:4: option pins: "cudnn@12.2=7.1": no cudnn release 7.1`; !strings.HasPrefix(got, want) {
+	if want := `cudapkgs.star:3:4: pin: "cudnn@12.2=7.1": no cudnn release 7.1`; !strings.HasPrefix(got, want) {
 		t.Errorf("got %s\nwant %s...", got, want)
 	}
 	other := errors.New("something else")
@@ -391,7 +391,7 @@ func TestDeterminism(t *testing.T) {
 			t.Fatal(FormatError(err))
 		}
 		_, sets := build(t, f)
-		if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+		if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
 			t.Fatal(FormatError(err))
 		}
 		v, err := Query(context.Background(), in, `[cuda.packages(), cuda.gpus(), cuda.gencode(["8.0", "9.0a"], forward_compat = True)]`, sets)
@@ -500,7 +500,7 @@ capabilities(CAPS)
 		t.Fatal(FormatError(err))
 	}
 	_, sets := build(t, f)
-	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
 		t.Fatal(FormatError(err))
 	}
 	v, err := Query(context.Background(), in, `[(p.cuda, p.release) for p in cuda.packages() if p.name == "cudnn"]`, sets)
@@ -535,7 +535,7 @@ func TestOverridePin(t *testing.T) {
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
 		t.Fatal(FormatError(err))
 	}
 	p, _ := sets[0].Package("cudnn")
@@ -550,7 +550,7 @@ func TestOverridePin(t *testing.T) {
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	err = f.ApplyOverrides(context.Background(), sets)
+	err = f.ApplyOverrides(context.Background(), sets, nil)
 	if err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:9: override(\"cudnn\"), CUDA 12.4.1: pin: no cudnn release 7.6 in the CUDA 12.4.1 set (it has 8.8.1 (cudnn_8_8), 8.9.7 (cudnn") {
 		t.Errorf("error = %v", err)
 	}
@@ -572,7 +572,7 @@ func applyOverrides(t *testing.T, src string, sets []*pkgset.Set) {
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
 		t.Fatal(FormatError(err))
 	}
 }
@@ -621,7 +621,7 @@ override("nsight_compute", lambda pkg: {"add_deps": ["cuda_cupti"]}, cuda = "12.
 	if got := strings.Join(f.Overrides(), "; "); got != "cudapkgs.star:6:13: (whole set) (CUDA 12.4); cudapkgs.star:7:9: nsight_compute (CUDA 12.4)" {
 		t.Errorf("Overrides() = %s", got)
 	}
-	if err := f.ApplyOverrides(context.Background(), sets); err != nil {
+	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
 		t.Fatal(FormatError(err))
 	}
 	p122, _ := sets[0].Package("nsight_compute")
@@ -644,7 +644,7 @@ override("nsight_compute", lambda pkg: {"add_deps": ["cuda_cupti"]}, cuda = "12.
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	if err := f.ApplyOverrides(context.Background(), sets); err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:13: override_set, CUDA 12.2.2: no package no_such in the set") {
+	if err := f.ApplyOverrides(context.Background(), sets, nil); err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:13: override_set, CUDA 12.2.2: no package no_such in the set") {
 		t.Errorf("error = %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 
@@ -20,7 +21,10 @@ package set reads, validates it against the manifests, and prints it: CUDA
 versions, platforms, pins, mirrors and, per CUDA version and target platform, the
 GPU capabilities and the nvcc -gencode flags they give, and where the manifests
 came from (the download cache, the snapshot built into cudapkgs and its date, or
---manifests), per product and release.`,
+--manifests), per product and release. Per target, capabilities_from says whether
+the capabilities are the defaults or the user's; on defaults, judged lists the
+packages judged against only the defaults they support (a release is ruled out
+by a capability the user names, never by a default it does not support).`,
 		Example: `  cudapkgs eval --cuda 12.4.1 --capabilities 8.0,9.0 --platform linux-x86_64,linux-sbsa
   cudapkgs eval | jq .manifests.sources`,
 		Args: cobra.NoArgs,
@@ -35,14 +39,22 @@ came from (the download cache, the snapshot built into cudapkgs and its date, or
 		if err := e.CheckWarnings(); err != nil {
 			return err
 		}
-		return a.printConfig(e, f)
+		return a.printConfig(cmd.Context(), e, f)
 	}
 	return cmd
 }
 
 type jsonTarget struct {
 	Capabilities []string `json:"capabilities"`
-	Gencode      []string `json:"gencode"`
+	// CapabilitiesFrom is "defaults" when the user named no capability of
+	// the target's kind, else the layer that named them ("flags", the
+	// configuration file).
+	CapabilitiesFrom string   `json:"capabilities_from"`
+	Gencode          []string `json:"gencode"`
+	// Judged: on defaults, the packages judged against fewer than all of
+	// them (the defaults each supports), by package name. Binaries still
+	// build for every capability above.
+	Judged map[string][]string `json:"judged,omitempty"`
 }
 
 type jsonConfig struct {
@@ -131,7 +143,38 @@ func manifestSources(e *pipeline.Run, f *configFlags) (jsonManifests, error) {
 	return out, nil
 }
 
-func (a *app) printConfig(e *pipeline.Run, f *configFlags) error {
+// judged runs the package sets when a target builds default capabilities,
+// and returns what each package was judged against there:
+// judged[cuda][target][package].
+func judged(ctx context.Context, e *pipeline.Run) (map[string]map[string]map[string][]string, error) {
+	onDefaults := false
+	for _, t := range e.Config.Targets() {
+		onDefaults = onDefaults || e.Config.CapabilitiesDefaulted(t)
+	}
+	if !onDefaults {
+		return nil, nil
+	}
+	sets, err := e.Sets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]map[string][]string{}
+	for _, s := range sets {
+		per := map[string]map[string][]string{}
+		for _, p := range s.Packages {
+			for plat, caps := range p.Judged {
+				if per[plat] == nil {
+					per[plat] = map[string][]string{}
+				}
+				per[plat][p.Name] = caps
+			}
+		}
+		out[s.CUDA.String()] = per
+	}
+	return out, nil
+}
+
+func (a *app) printConfig(ctx context.Context, e *pipeline.Run, f *configFlags) error {
 	c := e.Config
 	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
 		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{},
@@ -152,12 +195,20 @@ func (a *app) printConfig(e *pipeline.Run, f *configFlags) error {
 	for _, t := range c.Targets() {
 		out.Targets = append(out.Targets, t.Name())
 	}
+	judgedBy, err := judged(ctx, e)
+	if err != nil {
+		return err
+	}
 	for _, v := range c.CUDA() {
 		out.CUDA = append(out.CUDA, v.String())
 		per := map[string]jsonTarget{}
 		for _, t := range c.Targets() {
 			caps := c.Capabilities(v, t)
-			jt := jsonTarget{Capabilities: c.CapabilityNames(v, t), Gencode: gpu.Gencode(caps, c.ForwardCompat())}
+			jt := jsonTarget{Capabilities: c.CapabilityNames(v, t), Gencode: gpu.Gencode(caps, c.ForwardCompat()),
+				CapabilitiesFrom: e.SetBy["capabilities"], Judged: judgedBy[v.String()][t.Name()]}
+			if c.CapabilitiesDefaulted(t) {
+				jt.CapabilitiesFrom = "defaults"
+			}
 			if jt.Capabilities == nil {
 				jt.Capabilities = []string{}
 			}

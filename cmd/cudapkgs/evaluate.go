@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pipeline"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 	"github.com/cudapkgs/cudapkgs/starlark"
@@ -33,6 +35,7 @@ type configFlags struct {
 	config        string
 	workspace     string
 	strict        bool
+	allowKeys     []string
 	lock          string
 	memory        string
 }
@@ -58,11 +61,16 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	fl.StringVar(&f.lock, "lock", "", "lock file the manifests are checked against: a manifest it lists must have its sha256 (default: cudapkgs.lock inside --manifests when there is one; for the download cache, cudapkgs.lock at the workspace root when there is one)")
 	fl.StringVar(&f.memory, "starlark-memory", "1GiB", "memory budget of each Starlark evaluation (the configuration, the overrides, a query, a script): bytes, or a number with KiB, MiB or GiB")
 	fl.BoolVar(&f.strict, "strict", false, "treat every warning (a manifest shape this cudapkgs does not know, a refused manifest, an unknown product folder, facts past its tables) as an error")
+	fl.StringSliceVar(&f.allowKeys, "allow-platform-key", nil, "manifest platform key this cudapkgs does not know that is expected (linux-riscv64): its archives are still ignored, but it is no warning, so --strict fails only on other unknown keys (repeatable, or comma-separated)")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for load() labels and the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
 	return f
 }
 
 func (f *configFlags) Name() string { return "flags" }
+
+// OptionName: errors about an option the command line set (or nobody did)
+// name its flag.
+func (f *configFlags) OptionName(opt config.Option) string { return "--" + opt.Flag }
 
 func (f *configFlags) Apply(o *config.Options) error {
 	for _, opt := range config.Table() {
@@ -73,6 +81,11 @@ func (f *configFlags) Apply(o *config.Options) error {
 		switch p := f.options[opt.Name].(type) {
 		case *[]string:
 			v = *p
+			// Lists whose values may hold commas take comma-separated
+			// values where each side is a whole one.
+			if split := listSplit(opt.Name); split != nil {
+				v = splitList(*p, split)
+			}
 		case *bool:
 			v = *p
 		case *string:
@@ -90,6 +103,32 @@ func (f *configFlags) Apply(o *config.Options) error {
 		opt.Set(o, v)
 	}
 	return nil
+}
+
+// listSplit says where a list option that is not split at every comma
+// (config.Option.Split) is split: before a mirror's URL, between pins (a
+// pin holds no comma), after a plugin's =SHA256 (its path may hold one);
+// nil for the others.
+func listSplit(option string) func(before, after string) bool {
+	switch option {
+	case "mirrors":
+		return beforeURL
+	case "pins":
+		return func(string, string) bool { return true }
+	case "plugins":
+		return func(before, _ string) bool {
+			_, sum, ok := cutLast(before, "=")
+			return ok && len(sum) == 64 && strings.Trim(sum, "0123456789abcdefABCDEF") == ""
+		}
+	}
+	return nil
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // inputs are the run's inputs as the flags give them.
@@ -128,17 +167,31 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	} else if lock == "" {
 		return pipeline.Inputs{}, usagef("--lock: expected a file name")
 	}
+	keys := f.allowKeys
+	if f.cmd.Flags().Changed("allow-platform-key") && len(keys) == 0 {
+		keys = []string{""} // pflag reads --allow-platform-key "" as no key
+	}
+	for _, k := range keys {
+		if !platformKeyRE.MatchString(k) {
+			return pipeline.Inputs{}, usagef("--allow-platform-key %q: expected a manifest platform key such as linux-riscv64 (letters, digits, '-', '_' and '.')", k)
+		}
+	}
 	mem, err := parseByteSize(f.memory)
 	if err != nil {
 		return pipeline.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
 	}
 	in := pipeline.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
-		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict}
+		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }
 	}
 	return in, nil
 }
+
+// platformKeyRE is what --allow-platform-key takes: the shape of NVIDIA's
+// keys (linux-x86_64, windows-arm64), so that a stray space or an empty
+// entry is a mistake reported, not a key that never matches.
+var platformKeyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // parseByteSize reads "1GiB", "512MiB", "64KiB" or a plain byte count.
 func parseByteSize(s string) (int64, error) {
@@ -178,6 +231,20 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*pipeline.Run, erro
 		return nil, fmt.Errorf("%w; %s", err, threeWays)
 	}
 	return r, err
+}
+
+// checkedSets are the run's sets, the installed CUDA a --local-cuda names
+// checked against them as generate checks it: a command that does not
+// write the install's files still refuses one it could not use.
+func checkedSets(ctx context.Context, e *pipeline.Run) ([]*pkgset.Set, error) {
+	sets, err := e.Sets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := e.LocalInstall(sets); err != nil {
+		return nil, err
+	}
+	return sets, nil
 }
 
 // threeWays ends every error that means "no manifests".

@@ -128,7 +128,8 @@ func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, for
 		fmt.Fprintf(a.stderr, "generate: %s: waiting for another cudapkgs generate into it (lock on %s)\n", out, lock)
 	}})
 	if err != nil {
-		return false, err
+		// outdir's errors start with the folder as the user wrote it.
+		return false, fmt.Errorf("--out %w", err)
 	}
 	a.noteOldSnapshot(e)
 	fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, st.Written, st.Unchanged, st.Removed)

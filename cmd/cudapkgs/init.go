@@ -204,7 +204,7 @@ func starTemplate(f *configFlags, root, out string) (string, error) {
 		"forward_compat", `forward_compat(True)`)
 	section("The platform builds run on. Default: linux-x86_64.",
 		"exec", `exec_platform("linux-x86_64")`)
-	section("The platforms to build for: linux-x86_64, linux-sbsa (server ARM), linux-jetson,\nlinux-ppc64le, windows-x86_64. Default: linux-x86_64, linux-sbsa, linux-jetson.",
+	section("The platforms to build for: linux-x86_64, linux-sbsa (server ARM), linux-jetson,\nlinux-ppc64le, windows-x86_64, windows-arm64 (Windows: no archive usable yet). Default: linux-x86_64, linux-sbsa, linux-jetson.",
 		"targets", `target_platforms(["linux-x86_64", "linux-sbsa", "linux-jetson"])`)
 	section("Which release of a product serves the default names (@cuda//:cudnn), for all CUDA\nversions or those with a prefix. Default: the newest compatible release.",
 		"pins", "pin(\"cudnn\", \"8.9\")\npin(\"cudnn\", \"9\", cuda = \"12.6\")")

@@ -133,7 +133,7 @@ func TestGenerateLocalCUDAErrors(t *testing.T) {
 		{"not configured", []string{"--local-cuda", full, "--cuda", "12.6.3", "--platform", "linux-x86_64"}, "the install is CUDA 12.4.1 (cuda-home layout, read from " + filepath.Join(full, "version.json") + "), which is not among the configured CUDA versions 12.6.3: add it to --cuda", 1},
 		{"platform not targeted", []string{"--local-cuda", full, "--cuda", "12.4.1", "--platform", "linux-sbsa"}, "the install is for linux-x86_64, which is not among the target platforms: add it to --platform", 1},
 		{"unknown component", []string{"--local-cuda", full, "--local-components", "cuda_nvcc,nosuch"}, "--local-components: nosuch is not a component of CUDA 12.4.1", 1},
-		{"components without install", []string{"--local-components", "cuda_nvcc"}, "option local_components: cuda_nvcc: set without local_cuda", 2},
+		{"components without install", []string{"--local-components", "cuda_nvcc"}, "--local-components: cuda_nvcc: set without the root of an installed CUDA", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "cuda")

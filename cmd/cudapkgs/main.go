@@ -113,7 +113,13 @@ cache, every command works offline from it.`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.queryCmd(), a.runCmd(), a.evalCmd(), a.manifestsCmd(), a.pluginsCmd(), a.pluginCmd(),
-		a.generateCmd(), a.reportCmd(), a.initCmd(), a.doctorCmd())
+		a.generateCmd(), a.reportCmd(), a.initCmd(), a.doctorCmd(), a.versionCmd())
+	// --version prints what the version command does. Without a readable
+	// snapshot the flag is left out and the version command says why.
+	if v, err := versionText(); err == nil {
+		root.Version = v
+		root.SetVersionTemplate("{{.Version}}")
+	}
 	if a.stdout != nil {
 		// Before completion's command is made: it keeps the writer it sees.
 		root.SetOut(a.stdout)

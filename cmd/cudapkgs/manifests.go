@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
@@ -70,55 +71,62 @@ retried with exponential backoff; 404 moves on to the next URL at once.`,
   cudapkgs manifests fetch --product tensorrt --product-url tensorrt=https://example.com/trt/`,
 		Args: cobra.NoArgs,
 	}
-	fl := cmd.Flags()
+	f.bind(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return a.fetch(cmd, &f)
+	}
+	return cmd
+}
+
+func (f *fetchFlags) bind(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&f.products, "product", nil, "product to fetch (repeatable or comma-separated; default: those named by --release, else cuda,cudnn,cutensor and every --product-url product)")
-	fl.StringSliceVar(&f.releases, "release", nil, "release to fetch: product=version such as cuda=12.4.1, or a plain version with one --product (default: every release the product's folder lists)")
-	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL laid out like NVIDIA's server, tried before --base (repeatable; tried in the order given)")
+	fl.StringArrayVar(&f.releases, "release", nil, "release to fetch: product=version such as cuda=12.4.1, or a plain version with one --product (repeatable or comma-separated; a plain version after product=version in one list is that product's: cuda=12.9.1,13.0.0; default: every release the product's folder lists)")
+	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL laid out like NVIDIA's server, tried before --base (repeatable, or comma-separated where each starts with https://, http:// or file://; tried in the order given)")
 	fl.StringVar(&f.base, "base", source.DefaultBase, "NVIDIA's server, tried after the mirrors")
-	fl.StringArrayVar(&f.productURLs, "product-url", nil, "product=URL: the folder holding that product's redistrib_<version>.json files, replacing the layout (repeatable; required for tensorrt)")
+	fl.StringArrayVar(&f.productURLs, "product-url", nil, "product=URL: the folder holding that product's redistrib_<version>.json files, replacing the layout (repeatable, or comma-separated where each is product=URL; required for tensorrt)")
 	fl.StringVar(&f.cache, "cache", "", "cache folder (default: <user cache>/cudapkgs/manifests)")
 	fl.StringVar(&f.lock, "lock", source.LockFileName, "lock file pinning each manifest's sha256")
 	fl.BoolVar(&f.updateLock, "update-lock", false, "accept downloads that differ from the lock file and replace their entries")
 	fl.DurationVar(&f.timeout, "timeout", source.DefaultTimeout, "limit for one try of one URL (a try also ends after 30s without data)")
 	fl.IntVar(&f.retries, "retries", source.DefaultAttempts-1, "retries per URL after the first try")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		opts, err := f.options()
-		if err != nil {
-			return err
-		}
-		opts.Progress = source.NewProgress(a.stderr, a.isTerminal)
-		res, err := source.Fetch(cmd.Context(), opts)
-		if err != nil {
-			var mm *source.MismatchError
-			if errors.As(err, &mm) {
-				return fmt.Errorf("%w\n(if the new bytes are expected, rerun with --update-lock to replace their lock entries)", err)
-			}
-			return err
-		}
-		for _, r := range res.Refused {
-			fmt.Fprintf(a.stderr, "warning: %v; the other manifests are cached and locked\n", r)
-		}
-		fetched := 0
-		for _, m := range res.Manifests {
-			if !m.FromCache() {
-				fetched++
-			}
-		}
-		fmt.Fprintf(a.stdout, "%d manifests in %s (%d fetched, %d cached)\n", len(res.Manifests), res.CacheDir, fetched, len(res.Manifests)-fetched)
-		if res.LockWritten {
-			fmt.Fprintf(a.stdout, "%s: %d added, %d replaced\n", f.lock, len(res.Added), len(res.Replaced))
-		} else {
-			fmt.Fprintf(a.stdout, "%s: unchanged\n", f.lock)
-		}
-		return nil
+}
+
+func (a *app) fetch(cmd *cobra.Command, f *fetchFlags) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
 	}
-	return cmd
+	opts.Progress = source.NewProgress(a.stderr, a.isTerminal)
+	res, err := source.Fetch(cmd.Context(), opts)
+	if err != nil {
+		var mm *source.MismatchError
+		if errors.As(err, &mm) {
+			return fmt.Errorf("%w\n(if the new bytes are expected, rerun with --update-lock to replace their lock entries)", err)
+		}
+		return err
+	}
+	for _, r := range res.Refused {
+		fmt.Fprintf(a.stderr, "warning: %v; the other manifests are cached and locked\n", r)
+	}
+	fetched := 0
+	for _, m := range res.Manifests {
+		if !m.FromCache() {
+			fetched++
+		}
+	}
+	fmt.Fprintf(a.stdout, "%d manifests in %s (%d fetched, %d cached)\n", len(res.Manifests), res.CacheDir, fetched, len(res.Manifests)-fetched)
+	if res.LockWritten {
+		fmt.Fprintf(a.stdout, "%s: %d added, %d replaced\n", f.lock, len(res.Added), len(res.Replaced))
+	} else {
+		fmt.Fprintf(a.stdout, "%s: unchanged\n", f.lock)
+	}
+	return nil
 }
 
 // options turns the flags into source.Options; every problem is a usage error.
 func (f *fetchFlags) options() (source.Options, error) {
 	o := source.Options{
-		Sources:  source.Sources{Mirrors: f.mirrors, ProductURLs: map[string]string{}},
+		Sources:  source.Sources{Mirrors: splitList(f.mirrors, beforeURL), ProductURLs: map[string]string{}},
 		CacheDir: f.cache,
 		LockFile: f.lock,
 		Update:   f.updateLock,
@@ -144,7 +152,7 @@ func (f *fetchFlags) options() (source.Options, error) {
 		o.Sources.Base = f.base
 	}
 	o.Sources.Layouts, o.Sources.Unlisted = builtinLayouts()
-	for _, pu := range f.productURLs {
+	for _, pu := range splitList(f.productURLs, beforeProductURL) {
 		p, u, ok := strings.Cut(pu, "=")
 		if !ok {
 			return o, usagef("--product-url %q: expected product=URL, such as tensorrt=https://example.com/trt/", pu)
@@ -178,7 +186,7 @@ func (f *fetchFlags) options() (source.Options, error) {
 		o.Products = append(o.Products, p)
 	}
 	var named []string // products named by --release, in order
-	for _, r := range f.releases {
+	for _, r := range releaseList(f.releases) {
 		p, v, ok := strings.Cut(r, "=")
 		if !ok {
 			if len(f.products) != 1 {
@@ -297,4 +305,68 @@ func builtinLayouts() (map[string]source.Layout, []string) {
 		layouts[p.Product] = source.Layout{Base: p.Base, Path: p.Path}
 	}
 	return layouts, unlisted
+}
+
+// releaseList splits each --release value at its commas. A plain version
+// after product=version in the same value is that product's, so
+// "cuda=12.9.1,13.0.0" is cuda=12.9.1 and cuda=13.0.0; a plain version first
+// in a value stays plain (it needs exactly one --product).
+func releaseList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		product := ""
+		for _, r := range strings.Split(v, ",") {
+			r = strings.TrimSpace(r)
+			if r == "" {
+				continue
+			}
+			if p, _, ok := strings.Cut(r, "="); ok {
+				product = p
+			} else if product != "" {
+				r = product + "=" + r
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// splitList splits each value at the commas where split(before, after)
+// says one whole value ends and the next begins: a URL or a path may hold a
+// comma of its own, which stays.
+func splitList(values []string, split func(before, after string) bool) []string {
+	var out []string
+	for _, v := range values {
+		parts := strings.Split(v, ",")
+		cur := parts[0]
+		for _, p := range parts[1:] {
+			if split(strings.TrimSpace(cur), strings.TrimSpace(p)) {
+				out = append(out, strings.TrimSpace(cur))
+				cur = p
+				continue
+			}
+			cur += "," + p
+		}
+		out = append(out, strings.TrimSpace(cur))
+	}
+	return out
+}
+
+// beforeURL splits a list of URLs where the next one starts.
+func beforeURL(_, after string) bool { return isURL(after) }
+
+// beforeProductURL splits a list of product=URL where the next one starts.
+func beforeProductURL(_, after string) bool {
+	p, u, ok := strings.Cut(after, "=")
+	return ok && source.CheckProduct(p) == nil && isURL(u)
+}
+
+// isURL: s starts with a scheme mirrors may have.
+func isURL(s string) bool {
+	for _, scheme := range []string{"https://", "http://", "file://"} {
+		if strings.HasPrefix(s, scheme) {
+			return true
+		}
+	}
+	return false
 }

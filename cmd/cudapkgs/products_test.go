@@ -115,12 +115,18 @@ func TestQueryCuSPARSELtAndCuDSS(t *testing.T) {
 		}
 	}
 
-	// The default capabilities include Turing: cuSPARSELt (8.0 and newer)
-	// is unusable there, with the reason; cuDSS (6.0 and newer) is not.
+	// The default capabilities include Turing, which nobody chose:
+	// cuSPARSELt (8.0 and newer) is judged against the defaults it
+	// supports and is usable; named by the user, Turing rules it out, with
+	// the reason. cuDSS (6.0 and newer) is usable either way.
 	d := queryProducts(t, "--cuda", "12.9.0", "--platform", "linux-x86_64")
+	if u := d["12.9.0"].Packages["libcusparse_lt"].Unavailable["linux-x86_64"]; len(u) > 0 {
+		t.Errorf("CUDA 12.9.0 defaults: libcusparse_lt unavailable %q", u)
+	}
 	want := "cuSPARSELt 0.8.1 needs the Sparse Tensor Cores of capabilities 8.0 (NVIDIA Ampere) and newer; 7.5 (Turing) is selected"
-	if u := d["12.9.0"].Packages["libcusparse_lt"].Unavailable["linux-x86_64"]; !slices.Contains(u, want) {
-		t.Errorf("CUDA 12.9.0 defaults: libcusparse_lt unavailable %q, want %q among them", u, want)
+	named := queryProducts(t, "--cuda", "12.9.0", "--platform", "linux-x86_64", "--capabilities", "7.5,8.0")
+	if u := named["12.9.0"].Packages["libcusparse_lt"].Unavailable["linux-x86_64"]; !slices.Contains(u, want) {
+		t.Errorf("CUDA 12.9.0, capabilities 7.5,8.0: libcusparse_lt unavailable %q, want %q among them", u, want)
 	}
 	if u := d["12.9.0"].Packages["libcudss"].Unavailable["linux-x86_64"]; len(u) > 0 {
 		t.Errorf("CUDA 12.9.0 defaults: libcudss unavailable %q", u)

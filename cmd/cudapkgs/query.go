@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -55,7 +56,7 @@ package, its product, version and, per target platform, the archive that serves 
 			return err
 		}
 		defer e.Close()
-		sets, err := e.Sets(cmd.Context())
+		sets, err := checkedSets(cmd.Context(), e)
 		if err != nil {
 			return err
 		}
@@ -69,6 +70,9 @@ package, its product, version and, per target platform, the archive that serves 
 				return err
 			}
 			_, err = a.stdout.Write(out)
+			return err
+		}
+		if err := packagesExist(sets, packages); err != nil {
 			return err
 		}
 		sets = filterPackages(sets, packages)
@@ -88,6 +92,81 @@ package, its product, version and, per target platform, the archive that serves 
 		return err
 	}
 	return cmd
+}
+
+// packagesExist: every --package pattern names a package of some set; the
+// error for one that does not suggests the names closest to it.
+func packagesExist(sets []*pkgset.Set, patterns []string) error {
+	var names, versions []string
+	for _, s := range sets {
+		versions = append(versions, s.CUDA.String())
+		for _, p := range s.Packages {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	for _, pat := range patterns {
+		if slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(pat, n); return ok }) {
+			continue
+		}
+		msg := fmt.Sprintf("--package %q: no package of that name in CUDA %s", pat, strings.Join(versions, ", "))
+		if close := closeNames(pat, names, 5); len(close) > 0 {
+			msg += "; close: " + strings.Join(close, ", ")
+		}
+		return usageError{errors.New(msg)}
+	}
+	return nil
+}
+
+// closeNames are up to n of names nearest to want: those that hold it (or
+// it them), then those a few edits away, nearest first.
+func closeNames(want string, names []string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	w := strings.ToLower(strings.Trim(want, "*?"))
+	if w == "" {
+		return nil
+	}
+	var cs []cand
+	for _, name := range names {
+		l := strings.ToLower(name)
+		switch d := editDistance(w, l); {
+		case strings.Contains(l, w) || strings.Contains(w, l):
+			cs = append(cs, cand{name, 0})
+		case d <= max(2, len(w)/4):
+			cs = append(cs, cand{name, d})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return a.d - b.d })
+	var out []string
+	for _, c := range cs[:min(n, len(cs))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// editDistance is Levenshtein's distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func filterPackages(sets []*pkgset.Set, patterns []string) []*pkgset.Set {
@@ -345,7 +424,7 @@ value main() returns, or else the script's global result. See docs/starlark.md.`
 			return err
 		}
 		defer e.Close()
-		sets, err := e.Sets(cmd.Context())
+		sets, err := checkedSets(cmd.Context(), e)
 		if err != nil {
 			return err
 		}

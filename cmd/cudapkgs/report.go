@@ -60,7 +60,7 @@ The same inputs give the same bytes. See docs/report.md.
 			return err
 		}
 		defer e.Close()
-		sets, err := e.Sets(cmd.Context())
+		sets, err := checkedSets(cmd.Context(), e)
 		if err != nil {
 			return err
 		}

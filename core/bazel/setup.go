@@ -51,6 +51,18 @@ func (g *generator) repositories() {
 	g.put(b)
 }
 
+// The bazel_dep floors of the generated module: what Bazel 9 needs, where
+// the C++ rules, CcInfo and cc_common are rules_cc's alone (Bazel 9.0.0's
+// own bazel_tools asks for rules_cc 0.2.14; 0.2.x is the line that carries
+// the Starlark C++ rules), and platforms 1.0.0, its first stable release.
+// Minimal version selection lets a root module's newer releases win; an
+// override (Debian's copies, --override_module) replaces them outright,
+// which is how the offline tiers run them on Bazel 7 (docs/bazel.md).
+const (
+	RulesCCVersion   = "0.2.14"
+	PlatformsVersion = "1.0.0"
+)
+
 // module writes MODULE.bazel: the generated repository is a Bazel module
 // too. Its own use_repo lists every archive (the hub's aliases point at
 // them); a user's MODULE.bazel needs none.
@@ -66,10 +78,8 @@ func (g *generator) module() {
 	}
 	f.Stmt = append(f.Stmt,
 		buildfile.Call("module", buildfile.Arg("name", buildfile.Str(g.opts.Name))),
-		// The oldest releases with what the generated files use; a root
-		// module's newer ones win (minimal version selection).
-		buildfile.Call("bazel_dep", buildfile.Arg("name", buildfile.Str("platforms")), buildfile.Arg("version", buildfile.Str("0.0.8"))),
-		buildfile.Call("bazel_dep", buildfile.Arg("name", buildfile.Str("rules_cc")), buildfile.Arg("version", buildfile.Str("0.0.9"))),
+		buildfile.Call("bazel_dep", buildfile.Arg("name", buildfile.Str("platforms")), buildfile.Arg("version", buildfile.Str(PlatformsVersion))),
+		buildfile.Call("bazel_dep", buildfile.Arg("name", buildfile.Str("rules_cc")), buildfile.Arg("version", buildfile.Str(RulesCCVersion))),
 		&build.AssignExpr{LHS: buildfile.Ident("cuda"), Op: "=", RHS: buildfile.Positional("use_extension", buildfile.Str("//:extensions.bzl"), buildfile.Str("cuda"))},
 		use,
 		buildfile.Positional("register_toolchains", buildfile.Str("//toolchain:all")))

@@ -163,10 +163,10 @@ func (g *generator) repoBuck(r *archives.Archive) {
 	if len(subTargets) > 0 {
 		args = append(args, buildfile.Arg("sub_targets", buildfile.SortedStrList(subTargets)))
 	}
-	// The prelude's http_archive downloads from exactly one URL (it fails
-	// analysis on more): the first, a configured mirror when there is one.
-	args = append(args, buildfile.Arg("urls", buildfile.StrList(r.Archive.URLs[:1])))
-	b.Stmt = append(b.Stmt, call("http_archive", public(), args...))
+	// Every source, mirrors first: the prelude's http_archive takes one URL,
+	// so cuda_archive keeps them all and lets .buckconfig choose.
+	args = append(args, buildfile.Arg("urls", buildfile.StrList(r.Archive.URLs)))
+	b.Stmt = append(b.Stmt, buildfile.Load("//rules:cuda.bzl", "cuda_archive"), call("cuda_archive", public(), args...))
 
 	hasHeaders := out.HasHeaders()
 	if hasHeaders {

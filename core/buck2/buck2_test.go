@@ -139,3 +139,48 @@ func TestRealManifests(t *testing.T) {
 		t.Errorf("toolchain/BUCK has no x86_64 nvcc for 12.6.3:\n%s", tc)
 	}
 }
+
+// TestEverySource: an archive's package keeps every URL it has, mirrors
+// first and NVIDIA's last, as the Bazel output does; .buckconfig's
+// [cuda] url_index chooses the one the prelude's http_archive downloads.
+func TestEverySource(t *testing.T) {
+	c := emittest.Cases()[0]
+	sets := c.Sets()
+	tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), sets, Options{Toolchain: builtintest.Toolchain(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range sets {
+		for _, p := range s.Packages {
+			for _, a := range p.Platforms {
+				if len(a.URLs) < 2 {
+					t.Fatalf("%s: the case has no mirror: %q", p.Name, a.URLs)
+				}
+				want := "urls = [\n"
+				for _, u := range a.URLs {
+					want += "        \"" + u + "\",\n"
+				}
+				found := false
+				for name, b := range tree {
+					if strings.HasPrefix(name, "repos/") && strings.Contains(string(b), want) {
+						found = true
+						if !strings.Contains(string(b), "\ncuda_archive(\n") || !strings.Contains(string(b), `load("//rules:cuda.bzl", "cuda_archive")`) {
+							t.Errorf("%s: urls not given to cuda_archive:\n%s", name, b)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s %s: no package lists every source %q", p.Name, a.Key, a.URLs)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no archive checked")
+	}
+	if !strings.Contains(string(tree["rules/cuda.bzl"]), `read_config("cuda", "url_index", "0")`) {
+		t.Error("rules/cuda.bzl: cuda_archive does not read [cuda] url_index")
+	}
+}

@@ -11,6 +11,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,6 +110,9 @@ type Config struct {
 	plugins       []Plugin
 	// caps[cuda.String()][target.Name()] is computed once in Evaluate.
 	caps map[string]map[string][]gpu.Capability
+	// defaulted holds the targets whose capabilities are their CUDA
+	// versions' defaults: the user named none of their kind.
+	defaulted map[string]bool
 }
 
 // CUDA returns the CUDA versions package sets are built for, ascending.
@@ -155,6 +159,14 @@ func (c *Config) ExplicitCapabilities() []string { return append([]string(nil), 
 // target platform.
 func (c *Config) Capabilities(cuda version.Version, target platform.Platform) []gpu.Capability {
 	return append([]gpu.Capability(nil), c.caps[cuda.String()][target.Name()]...)
+}
+
+// CapabilitiesDefaulted reports whether the target's capabilities are the
+// defaults of each CUDA version rather than ones the user named. Products are
+// judged differently for them: against the defaults each supports (see
+// docs/configuration.md), while binaries still build for all of them.
+func (c *Config) CapabilitiesDefaulted(target platform.Platform) bool {
+	return c.defaulted[target.Name()]
 }
 
 // CapabilityNames is Capabilities as names ("8.0", "9.0a").
@@ -224,20 +236,45 @@ func Evaluate(avail Available, layers ...Layer) (*Config, error) {
 type Merged struct {
 	Options
 	setBy map[string]string
+	// named: per option, its name in the layer that set it last; entryBy:
+	// per option and list entry, the layer (and its name for the option)
+	// that gave the entry, for options whose layers add up (pins).
+	named   map[string]string
+	entryBy map[string]map[string][2]string
+	// namer names the options nobody set: the last Namer layer.
+	namer Namer
 }
 
 // Merge applies the layers in order. What a layer sets is read from what it
 // writes into empty options, so a layer needs no way to report it.
 func Merge(layers ...Layer) (Merged, error) {
-	m := Merged{setBy: map[string]string{}}
+	m := Merged{setBy: map[string]string{}, named: map[string]string{}, entryBy: map[string]map[string][2]string{}}
 	for _, l := range layers {
 		var alone Options
 		if err := l.Apply(&alone); err != nil {
 			return Merged{}, &LayerError{Layer: l.Name(), Err: err}
 		}
+		namer, _ := l.(Namer)
+		if namer != nil {
+			m.namer = namer
+		}
 		for _, opt := range Table() {
-			if opt.isSet(&alone) {
-				m.setBy[opt.Name] = l.Name()
+			if !opt.isSet(&alone) {
+				continue
+			}
+			m.setBy[opt.Name] = l.Name()
+			name := ""
+			if namer != nil {
+				name = namer.OptionName(opt)
+			}
+			m.named[opt.Name] = name
+			if opt.Accumulate || opt.Name == "plugins" {
+				if m.entryBy[opt.Name] == nil {
+					m.entryBy[opt.Name] = map[string][2]string{}
+				}
+				for _, e := range *opt.field(&alone).(*[]string) {
+					m.entryBy[opt.Name][e] = [2]string{l.Name(), name}
+				}
 			}
 		}
 		if err := l.Apply(&m.Options); err != nil {
@@ -254,20 +291,34 @@ func (m Merged) SetBy(option string) string { return m.setBy[option] }
 // their products, before the rest can be validated against the manifests.
 func (m Merged) Plugins() ([]Plugin, error) {
 	ps, err := ParsePlugins(m.Options.Plugins)
-	var oe *OptionError
-	if errors.As(err, &oe) {
-		oe.Layer = m.setBy[oe.Option]
-	}
+	m.blame(err)
 	return ps, err
+}
+
+// blame says in an *OptionError which layer set the option (or gave the
+// entry at fault) and how that layer names it.
+func (m Merged) blame(err error) {
+	var oe *OptionError
+	if !errors.As(err, &oe) {
+		return
+	}
+	oe.Layer, oe.Name = m.setBy[oe.Option], m.named[oe.Option]
+	if by, ok := m.entryBy[oe.Option][oe.Entry]; ok && oe.Entry != "" {
+		oe.Layer, oe.Name = by[0], by[1]
+	}
+	if oe.Name == "" && (oe.Layer == "" || oe.Layer == Defaults{}.Name()) && m.namer != nil {
+		for _, opt := range Table() {
+			if opt.Name == oe.Option {
+				oe.Name = m.namer.OptionName(opt)
+			}
+		}
+	}
 }
 
 // Build validates the merged options against what the manifests offer.
 func (m Merged) Build(avail Available) (*Config, error) {
 	c, err := build(m.Options, avail)
-	var oe *OptionError
-	if errors.As(err, &oe) {
-		oe.Layer = m.setBy[oe.Option]
-	}
+	m.blame(err)
 	return c, err
 }
 
@@ -277,7 +328,7 @@ func build(o Options, avail Available) (*Config, error) {
 		c.localCUDA = *o.LocalCUDA
 	}
 	if len(c.localComps) > 0 && c.localCUDA == "" {
-		return nil, optionError("local_components", "", "%s: set without local_cuda: expected the root of an installed CUDA as well", strings.Join(c.localComps, ", "))
+		return nil, optionError("local_components", "", "%s: set without the root of an installed CUDA: expected %s as well", strings.Join(c.localComps, ", "), spell("local_cuda"))
 	}
 	if o.ForwardCompat != nil {
 		c.forwardCompat = *o.ForwardCompat
@@ -421,7 +472,7 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 			p.CUDA = cv
 		}
 		if p.Product == avail.Toolkit {
-			return nil, optionError("pins", r, "%q: the %s toolkit is chosen with option cuda, not pinned", r, avail.Toolkit)
+			return nil, optionError("pins", r, "%q: the %s toolkit is chosen with %s, not pinned", r, avail.Toolkit, spell("cuda"))
 		}
 		releases, ok := avail.Releases[p.Product]
 		if !ok {
@@ -478,10 +529,14 @@ func (c *Config) computeCapabilities() error {
 		explicit = append(explicit, cp)
 	}
 	c.caps = map[string]map[string][]gpu.Capability{}
+	c.defaulted = map[string]bool{}
+	for _, t := range c.targets {
+		c.defaulted[t.Name()] = !slices.ContainsFunc(explicit, func(cp gpu.Capability) bool { return cp.Jetson == t.Jetson() })
+	}
 	for _, cuda := range c.cuda {
 		for _, cp := range explicit {
 			if _, err := gpu.Check(cp.Name, cuda); err != nil {
-				return optionError("capabilities", "", "%w (choose CUDA versions in that range with option cuda, or drop the capability)", err)
+				return optionError("capabilities", "", "%w (choose CUDA versions in that range with %s, or drop the capability)", err, spell("cuda"))
 			}
 		}
 		per := map[string][]gpu.Capability{}
@@ -492,7 +547,7 @@ func (c *Config) computeCapabilities() error {
 					caps = append(caps, cp)
 				}
 			}
-			if len(caps) == 0 {
+			if c.defaulted[t.Name()] {
 				for _, cp := range gpu.Defaults(cuda, t.Jetson()) {
 					if !t.Jetson() || platform.JetsonServed(cuda, cp.Name) {
 						caps = append(caps, cp)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -48,6 +49,40 @@ func TestDefaults(t *testing.T) {
 	if got := strings.Join(c.CapabilityNames(version.MustParse("13.0.0"), platform.LinuxJetson), ","); got != "11.0" {
 		t.Errorf("13.0.0 jetson caps = %s (only Thor has a Jetson build in 13.0)", got)
 	}
+	for _, tg := range c.Targets() {
+		if !c.CapabilitiesDefaulted(tg) {
+			t.Errorf("%s: capabilities not marked as defaults, though nobody set any", tg)
+		}
+	}
+}
+
+// Capabilities go by kind, so naming only discrete GPUs leaves Jetson on its
+// defaults, and the reverse; each target says which it has.
+func TestCapabilitiesDefaulted(t *testing.T) {
+	tests := []struct {
+		caps      []string
+		defaulted string // targets on defaults, in Targets order
+	}{
+		{nil, "linux-x86_64,linux-sbsa,linux-jetson"},
+		{[]string{"8.0"}, "linux-jetson"},
+		{[]string{"8.7"}, "linux-x86_64,linux-sbsa"},
+		{[]string{"8.0", "8.7"}, ""},
+	}
+	for _, tc := range tests {
+		c, err := Evaluate(avail(), Defaults{}, opts(Options{CUDA: []string{"12.4.1"}, Capabilities: tc.caps}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tg := range c.Targets() {
+			if c.CapabilitiesDefaulted(tg) {
+				got = append(got, tg.Name())
+			}
+		}
+		if strings.Join(got, ",") != tc.defaulted {
+			t.Errorf("capabilities %v: defaulted targets %v, want %s", tc.caps, got, tc.defaulted)
+		}
+	}
 }
 
 func TestFlagsWin(t *testing.T) {
@@ -93,7 +128,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"unknown cuda", opts(Options{CUDA: []string{"12.7"}}), "option cuda: no CUDA release 12.7 in the manifests: expected one of 11.8.0, 12.2.2, 12.4.0, 12.4.1, 13.0.0"},
 		{"bad cuda", opts(Options{CUDA: []string{"twelve"}}), `option cuda: version "twelve": part 1 ("twelve") is not a number`},
-		{"unknown platform", opts(Options{Targets: []string{"linux-riscv64"}}), `option targets: unknown platform "linux-riscv64": expected one of linux-x86_64, linux-sbsa, linux-jetson, linux-ppc64le, windows-x86_64`},
+		{"unknown platform", opts(Options{Targets: []string{"linux-riscv64"}}), `option targets: unknown platform "linux-riscv64": expected one of linux-x86_64, linux-sbsa, linux-jetson, linux-ppc64le, windows-x86_64, windows-arm64`},
 		{"windows exec", opts(Options{Exec: str("windows-x86_64")}), "option exec: windows-x86_64 cannot run builds: expected a Linux platform"},
 		{"unknown capability", opts(Options{Capabilities: []string{"4.2"}}), "option capabilities: "},
 		{"capability out of range", opts(Options{CUDA: []string{"13.0.0"}, Capabilities: []string{"6.1"}}), "option capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0"},
@@ -101,7 +136,7 @@ func TestErrors(t *testing.T) {
 		{"pin syntax", opts(Options{Pins: []string{"cudnn"}}), `option pins: "cudnn": expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9`},
 		{"pin product", opts(Options{Pins: []string{"cudnnn=8.9"}}), `option pins: "cudnnn=8.9": unknown product "cudnnn": expected one of cudnn, tensorrt`},
 		{"pin version", opts(Options{Pins: []string{"cudnn=7.6"}}), `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
-		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with option cuda, not pinned`},
+		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with --cuda (cuda_versions() in cudapkgs.star), not pinned`},
 		{"pin conflict", opts(Options{Pins: []string{"cudnn=8.9", "cudnn=9.12"}}), `option pins: cudnn=8.9 and cudnn=9.12 pin the same product and CUDA version differently`},
 		{"plugin syntax", opts(Options{Plugins: []string{"/bin/p"}}), `option plugins: "/bin/p": expected PATH=SHA256`},
 		{"plugin sha", opts(Options{Plugins: []string{"/bin/p=abc"}}), `option plugins: "/bin/p=abc": sha256 "abc" is not 64 hex digits`},
@@ -150,5 +185,45 @@ func TestRefusedReleases(t *testing.T) {
 		Refused: map[string][]RefusedRelease{"cuda": {{Release: "12.6.0", Reason: "bad"}}}}
 	if _, err := Evaluate(none, Defaults{}); err == nil || !strings.Contains(err.Error(), "every CUDA toolkit manifest was refused (1), the first because: bad") {
 		t.Errorf("all refused: %v", err)
+	}
+}
+
+// named is a layer that names its options as a command line does.
+type named struct{ Literal }
+
+func (named) OptionName(opt Option) string { return "--" + opt.Flag }
+
+// builtins is a layer that names its options as a configuration file does.
+type builtins struct{ Literal }
+
+func (builtins) OptionName(opt Option) string { return opt.Builtin }
+
+// Errors name the option as the layer that set it does: the flag, the
+// builtin, the command line's flag for an option nobody set, and for a
+// pin the layer that gave that pin.
+func TestErrorsNameTheOptionAsWritten(t *testing.T) {
+	file := func(o Options) Layer { return builtins{Literal{From: "cudapkgs.star", Options: o}} }
+	flags := func(o Options) Layer { return named{Literal{From: "flags", Options: o}} }
+	for _, tc := range []struct {
+		name   string
+		layers []Layer
+		want   string
+		layer  string
+	}{
+		{"flag", []Layer{file(Options{}), flags(Options{Targets: []string{"linux-riscv64"}})}, `--platform: unknown platform "linux-riscv64"`, "flags"},
+		{"builtin", []Layer{file(Options{Targets: []string{"linux-riscv64"}}), flags(Options{})}, `target_platforms: unknown platform "linux-riscv64"`, "cudapkgs.star"},
+		{"flag over builtin", []Layer{file(Options{Exec: str("linux-sbsa")}), flags(Options{Exec: str("windows-x86_64")})}, "--exec: windows-x86_64 cannot run builds", "flags"},
+		{"pin of the file among the flags' pins", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn=7.6"}}), flags(Options{Pins: []string{"cudnn@12.4=8.9"}})}, `pin: "cudnn=7.6": no cudnn release 7.6`, "cudapkgs.star"},
+		{"pin of the flags", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn@12.4=8.9"}}), flags(Options{Pins: []string{"cudnn=7.6"}})}, `--pin: "cudnn=7.6": no cudnn release 7.6`, "flags"},
+		{"nobody set it", []Layer{Defaults{}, file(Options{}), flags(Options{Capabilities: []string{"10.0"}, CUDA: []string{"11.8"}})}, "--capabilities: capability 10.0 (Blackwell) is not supported by CUDA 11.8", "flags"},
+		{"no namer", []Layer{opts(Options{Targets: []string{"linux-riscv64"}})}, `option targets: unknown platform "linux-riscv64"`, "flags"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Evaluate(avail(), tc.layers...)
+			var oe *OptionError
+			if !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), tc.want) || oe.Layer != tc.layer {
+				t.Errorf("error = %v (layer %q), want %q from layer %q", err, oe.Layer, tc.want, tc.layer)
+			}
+		})
 	}
 }

@@ -13,10 +13,38 @@ type OptionError struct {
 	// Layer is the layer that set the option last ("" when none did:
 	// nothing, or the defaults, chose it). Build fills it in.
 	Layer string
-	Err   error
+	// Name is the option as the user wrote it in that layer (--platform,
+	// target_platforms), from the layer's OptionName; "" when no layer
+	// names it, and the message says "option <Option>".
+	Name string
+	Err  error
 }
 
-func (e *OptionError) Error() string { return "option " + e.Option + ": " + e.Err.Error() }
+func (e *OptionError) Error() string {
+	if e.Name != "" {
+		return e.Name + ": " + e.Err.Error()
+	}
+	return "option " + e.Option + ": " + e.Err.Error()
+}
+
+// Namer is a layer whose users write options their own way: a flag
+// (--platform), a Starlark builtin (target_platforms). Errors name the
+// option as the layer that set it does; an option nobody set, as the last
+// Namer layer (the command line) does.
+type Namer interface {
+	OptionName(Option) string
+}
+
+// spell names an option for messages that send the user to it: its flag
+// and its builtin.
+func spell(name string) string {
+	for _, opt := range Table() {
+		if opt.Name == name {
+			return "--" + opt.Flag + " (" + opt.Builtin + "() in cudapkgs.star)"
+		}
+	}
+	return "option " + name
+}
 func (e *OptionError) Unwrap() error { return e.Err }
 
 func optionError(option, entry, format string, args ...any) *OptionError {
@@ -54,8 +82,9 @@ type Option struct {
 	// Kind says what the option holds: a list, a bool or a string.
 	Kind Kind
 	// Split: a list flag takes comma-separated values (12.4,12.6) as well
-	// as repeats; lists of URLs, paths and pins take repeats only, because
-	// their values may hold commas.
+	// as repeats. Lists of URLs, paths and pins are not split at every
+	// comma, because their values may hold commas: the command line splits
+	// them only between whole values.
 	Split bool
 	// Accumulate: a later layer adds to the earlier layers' list instead
 	// of replacing it (a pin on the command line adds to the file's).
@@ -141,13 +170,13 @@ func Table() []Option {
 		{Name: "exec", Flag: "exec", Builtin: "exec_platform", Kind: String,
 			Usage: "platform builds run on (default linux-x86_64)"},
 		{Name: "targets", Flag: "platform", Builtin: "target_platforms", Kind: List, Split: true,
-			Usage: "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64 (default: linux-x86_64,linux-sbsa,linux-jetson)"},
+			Usage: "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64, windows-arm64 (default: linux-x86_64,linux-sbsa,linux-jetson)"},
 		{Name: "pins", Flag: "pin", Builtin: "pin", Kind: List, Accumulate: true,
-			Usage: "pin a product's release: PRODUCT=8.9, or for one CUDA version PRODUCT@12.2=8.9 (repeatable; adds to the configuration file's pins)"},
+			Usage: "pin a product's release: PRODUCT=8.9, or for one CUDA version PRODUCT@12.2=8.9 (repeatable or comma-separated; adds to the configuration file's pins)"},
 		{Name: "mirrors", Flag: "mirror", Builtin: "mirrors", Kind: List,
-			Usage: "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, in order)"},
+			Usage: "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, or comma-separated where each starts with https://, http:// or file://; in order)"},
 		{Name: "plugins", Flag: "plugin", Builtin: "plugin", Kind: List,
-			Usage: "third-party fixup plugin: PATH=SHA256 of its binary (repeatable); one that claims a built-in product replaces the built-in for it"},
+			Usage: "third-party fixup plugin: PATH=SHA256 of its binary (repeatable, or comma-separated where each is PATH=SHA256); one that claims a built-in product replaces the built-in for it"},
 		{Name: "local_cuda", Flag: "local-cuda", Builtin: "local_cuda", Kind: String,
 			Usage: "root of an installed CUDA to use instead of downloads for its version and platform: /usr (Debian's nvidia-cuda-toolkit), /usr/local/cuda, or a folder of unpacked archives (see docs/local-cuda.md)"},
 		{Name: "local_components", Flag: "local-components", Builtin: "local_cuda", Kind: List, Split: true,

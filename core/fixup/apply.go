@@ -162,6 +162,9 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 					return bad(p.Name, "%s: an empty unusable reason", plat)
 				}
 			}
+			if err := checkJudged(b.Config, plat, pr); err != nil {
+				return bad(p.Name, "%s: %v", plat, err)
+			}
 		}
 		names := map[string]bool{}
 		for _, pa := range p.Patches {
@@ -291,6 +294,29 @@ func resolveName(b *sdk.Batch, d sdk.Dep) (string, error) {
 	return best, nil
 }
 
+// checkJudged holds a plugin's judged capabilities to what JudgeCapabilities
+// can give: some, not all, of a target's defaults, on a package usable there.
+func checkJudged(c sdk.Config, plat string, pr sdk.PlatformResult) error {
+	if len(pr.Judged) == 0 {
+		return nil
+	}
+	caps := c.Capabilities[plat]
+	switch {
+	case !slices.Contains(c.DefaultCapabilityTargets, plat):
+		return fmt.Errorf("judged against capabilities %s, but the user set this target's capabilities (%s): expected none, every one counts", strings.Join(pr.Judged, ", "), strings.Join(caps, ", "))
+	case len(pr.Unusable) > 0 || pr.Generic:
+		return fmt.Errorf("judged against capabilities %s and also unusable or generic: expected judged capabilities only on a package usable there", strings.Join(pr.Judged, ", "))
+	case len(pr.Judged) >= len(caps):
+		return fmt.Errorf("judged against capabilities %s: expected fewer than the target's defaults (%s), or none", strings.Join(pr.Judged, ", "), strings.Join(caps, ", "))
+	}
+	for _, j := range pr.Judged {
+		if !slices.Contains(caps, j) {
+			return fmt.Errorf("judged against capability %q, which is not one of the target's defaults (%s)", j, strings.Join(caps, ", "))
+		}
+	}
+	return nil
+}
+
 // fold writes a validated answer into the set's packages.
 func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 	for _, pr := range r.Packages {
@@ -309,7 +335,14 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			patches = append(patches, pp)
 		}
 		var all []sdk.File
+		p.Judged = nil
 		for plat, res := range pr.Platforms {
+			if len(res.Judged) > 0 {
+				if p.Judged == nil {
+					p.Judged = map[string][]string{}
+				}
+				p.Judged[plat] = slices.Clone(res.Judged)
+			}
 			if len(res.Unusable) > 0 {
 				// The archive stays listed (it exists, with its sha256);
 				// the reasons say why it cannot be used.

@@ -49,6 +49,9 @@ func sdkConfig(cfg *config.Config, s *pkgset.Set) sdk.Config {
 	for _, t := range cfg.Targets() {
 		c.Targets = append(c.Targets, t.Name())
 		c.Capabilities[t.Name()] = cfg.CapabilityNames(s.CUDA, t)
+		if cfg.CapabilitiesDefaulted(t) {
+			c.DefaultCapabilityTargets = append(c.DefaultCapabilityTargets, t.Name())
+		}
 	}
 	return c
 }

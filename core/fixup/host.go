@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -37,6 +38,8 @@ type Spec struct {
 // Options tune the host. Zero values mean the defaults.
 type Options struct {
 	// StartTimeout bounds a plugin's start: process, handshake, Describe.
+	// A start that runs out of it, or whose context is cancelled, ends with
+	// the plugin killed.
 	StartTimeout time.Duration
 	// CallTimeout bounds every Fixup call.
 	CallTimeout time.Duration
@@ -88,6 +91,7 @@ type running struct {
 	renames renames // desc.Renames, checked
 	stderr  *tail
 	cmd     *exec.Cmd // the plugin process; nil in process
+	proc    *process  // cmd as go-plugin runs it; nil in process
 	bin     *checked  // a third party's checked binary
 	host    *os.File  // the write end of the pipe the plugin watches
 	// hostRead is the pipe's read end until the plugin has its copy.
@@ -99,6 +103,11 @@ type running struct {
 // kill stops the plugin and releases what its start held.
 func (r *running) kill() {
 	r.once.Do(func() {
+		if r.proc != nil {
+			// Not left to client.Kill alone: that waits for a start in
+			// progress, which only the process's end cuts short.
+			r.proc.kill()
+		}
 		if r.client != nil {
 			r.client.Kill()
 		}
@@ -178,10 +187,12 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, byProduct: map[string]*running{}}
 	h.plugins = make([]*running, len(specs))
-	var g errgroup.Group
+	// One plugin that fails to start ends the others' starts too: the run
+	// ends with the first error, not after the slowest start.
+	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range specs {
 		g.Go(func() error {
-			r, err := h.start(ctx, s)
+			r, err := h.start(gctx, s)
 			h.plugins[i] = r
 			return err
 		})
@@ -235,27 +246,37 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 		r.kill()
 		return nil, fmt.Errorf("plugin %s: %w", s.Name, err)
 	}
+	r.proc = newProcess(r.cmd, s.Command[0], r.stderr)
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake(),
 		Plugins:          sdk.PluginSet(nil),
-		Cmd:              r.cmd,
+		RunnerFunc:       r.proc.runnerFunc,
 		SkipHostEnv:      true, // watchHost set the environment
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           h.opts.Logger.Named(s.Name),
-		StartTimeout:     h.opts.StartTimeout,
-		GRPCDialOptions:  nil,
+		// A backstop: sctx below ends the start first, and kills the
+		// plugin, which go-plugin's own timer does not.
+		StartTimeout:    h.opts.StartTimeout + time.Second,
+		GRPCDialOptions: nil,
 	}
-	// Stderr is the plugin process's own (logs, panics); SyncStderr is what
-	// the plugin writes to os.Stderr once serving, forwarded over gRPC.
-	cfg.Stderr = r.stderr
+	// The process keeps its stderr in r.stderr itself (logs, panics), so
+	// that a message has all of it; SyncStderr is what the plugin writes
+	// to os.Stderr once serving, forwarded over gRPC.
+	cfg.Stderr = io.Discard
 	cfg.SyncStderr = r.stderr
 	r.client = plugin.NewClient(cfg)
+	// One deadline for the whole start: process, handshake and Describe.
+	sctx, cancel := context.WithTimeout(ctx, h.opts.StartTimeout)
+	defer cancel()
 	fail := func(call string, err error) (*running, error) {
+		if call == "start" {
+			err = r.startFailure(sctx, err, h.opts.StartTimeout)
+		}
 		err = r.wrap(call, err)
 		r.kill()
 		return r, err
 	}
-	proto, err := r.startProcess()
+	proto, err := r.startProcess(sctx)
 	if err != nil {
 		return fail("start", err)
 	}
@@ -268,11 +289,9 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 		return fail("start", fmt.Errorf("unexpected client type %T", raw))
 	}
 	r.fixer = fixer
-	cctx, cancel := context.WithTimeout(ctx, h.opts.StartTimeout)
-	defer cancel()
-	d, err := fixer.Describe(cctx)
+	d, err := fixer.Describe(sctx)
 	if err != nil {
-		return fail("Describe", r.explain(cctx, err, h.opts.StartTimeout))
+		return fail("Describe", r.explain(sctx, err, h.opts.StartTimeout))
 	}
 	if d.ProtocolVersion != sdk.ProtocolVersion {
 		return fail("Describe", fmt.Errorf("speaks protocol version %d, this host speaks %d", d.ProtocolVersion, sdk.ProtocolVersion))
@@ -344,46 +363,96 @@ func (h *Host) call(ctx context.Context, r *running, b *sdk.Batch) (*sdk.Result,
 	return res, nil
 }
 
+// TimeoutError is a plugin that did not start, or did not answer a call,
+// within its deadline. It is context.DeadlineExceeded to errors.Is.
+type TimeoutError struct {
+	Limit time.Duration
+	// Start is true for a start (process, handshake, Describe).
+	Start bool
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Start {
+		return fmt.Sprintf("did not start within %s (it hangs at start or is too slow)", e.Limit)
+	}
+	return fmt.Sprintf("did not answer within %s (it hangs or is too slow)", e.Limit)
+}
+
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
 // explain turns a transport error into what happened to the plugin.
 func (r *running) explain(ctx context.Context, err error, timeout time.Duration) error {
 	// gRPC's own deadline timer can fire a moment before the context
 	// reports it: either means the call ran out of time.
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded {
-		return fmt.Errorf("did not answer within %s (it hangs or is too slow)", timeout)
+		return &TimeoutError{Limit: timeout}
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("cancelled before it answered: %w", ctx.Err())
 	}
 	// A crashing plugin drops the connection a moment before its process is
 	// reaped: wait briefly so the message says what happened.
-	if r.client == nil {
+	if r.proc == nil {
 		return err
 	}
-	for i := 0; i < 20 && !r.client.Exited(); i++ {
-		time.Sleep(25 * time.Millisecond)
-	}
-	if !r.client.Exited() {
+	select {
+	case <-r.proc.exited:
+	case <-time.After(500 * time.Millisecond):
 		return err
 	}
-	// Exited() took the lock go-plugin sets it under after cmd.Wait:
-	// ProcessState is safe to read.
-	if ps := r.cmd.ProcessState; ps != nil && ps.Success() {
+	if ps := r.proc.state; ps.Success() {
 		return fmt.Errorf("exited during the call with status 0, without answering (it stopped serving): %w", err)
-	} else if ps != nil {
+	} else {
 		return fmt.Errorf("exited during the call (crashed): %s: %w", ps, err)
 	}
-	return fmt.Errorf("exited during the call (crashed): %w", err)
+}
+
+// startFailure says why a start failed, in one line: go-plugin's own
+// messages run to a dozen lines and name the checked copy's path.
+func (r *running) startFailure(ctx context.Context, err error, timeout time.Duration) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &TimeoutError{Limit: timeout, Start: true}
+	case ctx.Err() != nil:
+		return fmt.Errorf("cancelled before it started: %w", ctx.Err())
+	}
+	if line := r.proc.stdout.First(); line != "" && strings.Count(line, "|") < 3 {
+		return fmt.Errorf("printed %q on stdout instead of the go-plugin handshake (is it a cudapkgs plugin? it must not print before sdk.Serve)", line)
+	}
+	// go-plugin kills the process when the start fails: wait for its end
+	// to tell whether it ended by itself.
+	if r.proc.started() {
+		<-r.proc.exited
+	}
+	if ps, ok := r.proc.exitedByItself(); ok {
+		if ps.Success() {
+			return errors.New("exited at once with status 0, before the go-plugin handshake (is it a cudapkgs plugin? it must call sdk.Serve)")
+		}
+		return fmt.Errorf("exited at once (%s), before the go-plugin handshake", ps)
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return errors.New(msg)
 }
 
 // PluginError is a plugin that failed: it names the plugin, the call and the
 // tail of the plugin's stderr.
 type PluginError struct {
 	Plugin string
-	Call   string
-	Err    error
-	Stderr []string
+	// Program is a third-party plugin's path as declared, in an error at
+	// its start, before it has named itself.
+	Program string
+	Call    string
+	Err     error
+	Stderr  []string
 }
 
 func (e *PluginError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "plugin %s: %s: %v", e.Plugin, e.Call, e.Err)
+	fmt.Fprintf(&b, "plugin %s", e.Plugin)
+	if e.Program != "" {
+		fmt.Fprintf(&b, " (%s)", e.Program)
+	}
+	fmt.Fprintf(&b, ": %s: %v", e.Call, e.Err)
 	if len(e.Stderr) > 0 {
 		fmt.Fprintf(&b, "\nplugin %s stderr (last %d lines):", e.Plugin, len(e.Stderr))
 		for _, l := range e.Stderr {
@@ -401,15 +470,30 @@ func (r *running) wrap(call string, err error) error {
 	if name == "" {
 		name = r.spec.Name
 	}
-	// Give the stderr reader a moment to drain what a dying plugin printed:
-	// the process can be gone before its last lines are read.
-	if r.client != nil && (r.client.Exited() || call == "start") {
-		time.Sleep(50 * time.Millisecond)
-		for i := 0; i < 20 && len(r.stderr.Lines()) == 0; i++ {
-			time.Sleep(25 * time.Millisecond)
+	pe := &PluginError{Plugin: name, Call: call, Err: err}
+	if r.proc != nil {
+		exited := r.proc.exited
+		if call == "start" {
+			if !r.spec.Builtin {
+				pe.Program = r.spec.Command[0]
+			}
+			// The start failed: the process is stopped, so that its
+			// stderr ends and the message has all of it.
+			r.proc.kill()
+			if r.proc.started() {
+				<-exited
+			}
+		}
+		// A plugin that has exited has written all it will: its stderr
+		// ends at most drainGrace later.
+		select {
+		case <-exited:
+			<-r.proc.stderrDone
+		default:
 		}
 	}
-	return &PluginError{Plugin: name, Call: call, Err: err, Stderr: r.stderr.Lines()}
+	pe.Stderr = r.stderr.Lines()
+	return pe
 }
 
 // tail keeps the last lines written to it. When a Go plugin panics, the

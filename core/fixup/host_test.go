@@ -93,9 +93,9 @@ func TestMisbehavingPlugins(t *testing.T) {
 	}{
 		{"crash", []string{"plugin test-crash: Fixup(CUDA 12.4.1, product ", "exited during the call (crashed)", "stderr (last", "about to dereference a nil map entry", "panic: runtime error"}},
 		{"hang", []string{"plugin test-hang: Fixup(CUDA 12.4.1, product ", "did not answer within 2s (it hangs or is too slow)", `hanging forever`}},
-		{"exit", []string{"plugin testplugin: start: ", "testplugin: cannot start: /etc/site-policy.json is missing"}},
-		{"noise", []string{"plugin testplugin: start: ", "hello from a program that is not a plugin"}},
-		{"v2", []string{"plugin testplugin: start: ", "incompatible API version with plugin. Plugin version: 2, Client versions: [1]"}},
+		{"exit", []string{"plugin testplugin (" + testPlugin + "): start: ", "testplugin: cannot start: /etc/site-policy.json is missing"}},
+		{"noise", []string{"plugin testplugin (" + testPlugin + "): start: ", "hello from a program that is not a plugin"}},
+		{"v2", []string{"plugin testplugin (" + testPlugin + "): start: ", "incompatible API version with plugin. Plugin version: 2, Client versions: [1]"}},
 		{"garbage", []string{"plugin test-garbage: Fixup(CUDA 12.4.1, product ", `path "../../etc/passwd"`}},
 		{"unknown", []string{"plugin test-unknown: Fixup(CUDA 12.4.1, product ", "package no_such_package: unknown package: it is not in the batch"}},
 		{"missingdep", []string{"plugin test-missingdep: Fixup(CUDA 12.4.1, product ", "depends on libdoesnotexist, which does not exist in the CUDA 12.4.1 set"}},
@@ -104,7 +104,6 @@ func TestMisbehavingPlugins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			start := time.Now()
 			opts := fast
 			if tt.mode == "huge" {
 				// Six 80 MB answers take their time on a loaded machine;
@@ -123,9 +122,6 @@ func TestMisbehavingPlugins(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error does not contain %q:\n%v", w, err)
 				}
-			}
-			if d := time.Since(start); d > 8*time.Second {
-				t.Logf("took %s", d) // informative only; deadlines are what bound it
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package fixup
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -41,8 +42,10 @@ func (r *running) watchHost() error {
 // startProcess starts the plugin and its handshake on an OS thread locked
 // to a goroutine that lives until the plugin is stopped: the parent-death
 // signal fires when the starting thread ends, which must be when the host
-// ends, not when Go retires a thread.
-func (r *running) startProcess() (plugin.ClientProtocol, error) {
+// ends, not when Go retires a thread. When ctx ends first, the plugin is
+// killed, which ends go-plugin's wait for the handshake, and ctx's error is
+// returned.
+func (r *running) startProcess(ctx context.Context) (plugin.ClientProtocol, error) {
 	type started struct {
 		proto plugin.ClientProtocol
 		err   error
@@ -55,7 +58,16 @@ func (r *running) startProcess() (plugin.ClientProtocol, error) {
 		ch <- started{p, err}
 		<-r.done
 	}()
-	s := <-ch
+	var s started
+	select {
+	case s = <-ch:
+	case <-ctx.Done():
+		r.proc.kill()
+		s = <-ch
+		if s.err == nil {
+			s.err = ctx.Err()
+		}
+	}
 	// The plugin holds its own copies now.
 	r.hostRead.Close()
 	if r.bin != nil {

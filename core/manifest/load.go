@@ -158,7 +158,9 @@ func (c *Collection) All() []*Manifest {
 func (c *Collection) Releases(product string) []*Manifest { return c.byProduct[product] }
 
 // Warnings returns every manifest's warnings, and one per refused file, in a
-// stable order.
+// stable order. An unknown platform key is one warning for the whole
+// collection, where it is first found, with how many packages and files
+// carry it: NVIDIA's next platform would otherwise be a warning per package.
 func (c *Collection) Warnings() []Warning {
 	var ws []Warning
 	for _, r := range c.refused {
@@ -168,10 +170,32 @@ func (c *Collection) Warnings() []Warning {
 		}
 		ws = append(ws, Warning{File: r.File, Path: "$", Msg: msg})
 	}
+	type carriers struct {
+		at       int // index of the key's warning in ws
+		packages int
+		files    map[string]bool
+	}
+	keys := map[string]*carriers{}
 	for _, p := range c.Products() {
 		for _, m := range c.byProduct[p] {
-			ws = append(ws, m.Warnings...)
+			for _, w := range m.Warnings {
+				if w.PlatformKey == "" {
+					ws = append(ws, w)
+					continue
+				}
+				k := keys[w.PlatformKey]
+				if k == nil {
+					k = &carriers{at: len(ws), files: map[string]bool{}}
+					keys[w.PlatformKey] = k
+					ws = append(ws, w)
+				}
+				k.packages++
+				k.files[w.File] = true
+			}
 		}
+	}
+	for key, k := range keys {
+		ws[k.at].Msg = unknownPlatformKey(key, k.packages, len(k.files))
 	}
 	return ws
 }

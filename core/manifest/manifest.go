@@ -111,6 +111,11 @@ type Warning struct {
 	File string
 	Path string
 	Msg  string
+	// PlatformKey is the key of a warning about a platform key this
+	// cudapkgs does not know, "" for any other warning. A new key NVIDIA
+	// adds is usually in every package of a release, so Collection.Warnings
+	// folds these into one per key, and a caller may accept a key by name.
+	PlatformKey string
 }
 
 func (w Warning) String() string { return fmt.Sprintf("%s: %s: %s", w.File, w.Path, w.Msg) }

@@ -250,7 +250,7 @@ func (p *parser) pkg(name string, obj map[string]any) (Package, error) {
 				continue
 			}
 			if !IsPlatformKey(k) {
-				p.warn(keys, "unknown platform key %q ignored (known: %s)", k, strings.Join(PlatformKeys(), ", "))
+				p.warnings = append(p.warnings, Warning{File: p.file, Path: jsonPath(keys), PlatformKey: k, Msg: unknownPlatformKey(k, 1, 1)})
 				continue
 			}
 			err = p.platform(k, v, keys, &pkg)
@@ -273,6 +273,23 @@ func (p *parser) pkg(name string, obj map[string]any) (Package, error) {
 		return a.Variant < b.Variant
 	})
 	return pkg, nil
+}
+
+// unknownPlatformKey is the warning for a platform key k that this many
+// packages, in this many files, carry.
+func unknownPlatformKey(k string, packages, files int) string {
+	known := strings.Join(PlatformKeys(), ", ")
+	if packages == 1 {
+		return fmt.Sprintf("unknown platform key %q ignored (known: %s)", k, known)
+	}
+	return fmt.Sprintf("unknown platform key %q ignored in %d packages of %d %s, the first here (known: %s)", k, packages, files, plural(files, "manifest"), known)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func platformOrder(k string) int {

@@ -29,7 +29,6 @@ import (
 
 	"github.com/gofrs/flock"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sys/unix"
 
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 )
@@ -87,7 +86,70 @@ var forceInPlace bool
 // the tool does not own: anything that is not a regular file starting with
 // the line buildfile.Header. Unchanged files keep their inode and
 // modification time. dir is changed by one rename, or not at all.
+//
+// Errors name dir and the files in it, never the work folder next to it
+// (a name the user never gave and that is gone after the run).
 func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (Stats, error) {
+	var work string
+	st, err := write(ctx, dir, tree, opt, &work)
+	if err != nil {
+		err = &Error{Dir: dir, Err: hideWork(err, dir, work)}
+	}
+	return st, err
+}
+
+// Error is a failure to write the folder; Dir is the folder as the caller
+// gave it.
+type Error struct {
+	Dir string
+	Err error
+}
+
+func (e *Error) Error() string {
+	if abs, err := filepath.Abs(e.Dir); err == nil && strings.HasPrefix(e.Err.Error(), abs+": ") {
+		return e.Dir + ": " + strings.TrimPrefix(e.Err.Error(), abs+": ")
+	}
+	return e.Dir + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// hiddenError is an error whose message names dir where the original named
+// the work folder; it unwraps to the original, so callers can still branch.
+type hiddenError struct {
+	msg string
+	err error
+}
+
+func (e *hiddenError) Error() string { return e.msg }
+func (e *hiddenError) Unwrap() error { return e.err }
+
+// hideWork rewrites the work folder's paths in err's message: its new tree
+// becomes dir (where those files were going), the folder itself "a
+// temporary folder in <dir's parent>".
+func hideWork(err error, dir, work string) error {
+	msg := err.Error()
+	abs, aerr := filepath.Abs(dir)
+	if aerr != nil {
+		return err
+	}
+	parent := filepath.Dir(abs)
+	if work != "" {
+		msg = strings.ReplaceAll(msg, filepath.Join(work, newTree), dir)
+		msg = strings.ReplaceAll(msg, work, "a temporary folder in "+parent)
+	}
+	// A work folder that could not be made has a name only its error saw.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Path, workInfix) {
+		msg = strings.ReplaceAll(msg, pe.Op+" "+pe.Path, "creating a temporary folder in "+parent)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &hiddenError{msg: msg, err: err}
+}
+
+func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, workp *string) (Stats, error) {
 	var st Stats
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -116,7 +178,7 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 	exists := false
 	if fi, err := os.Stat(dir); err == nil {
 		if !fi.IsDir() {
-			return st, fmt.Errorf("--out %s: not a folder", dir)
+			return st, fmt.Errorf("%s: not a folder", dir)
 		}
 		exists = true
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -139,6 +201,7 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 	if err != nil {
 		return st, err
 	}
+	*workp = work
 	// Until the swap, removing the work folder undoes everything.
 	swapped := false
 	defer func() {
@@ -157,25 +220,22 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 		return Stats{}, err
 	}
 	step("swap")
-	if exists {
-		err = unix.Renameat2(unix.AT_FDCWD, filepath.Join(work, newTree), unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE)
-	} else {
-		err = unix.Renameat2(unix.AT_FDCWD, filepath.Join(work, newTree), unix.AT_FDCWD, dir, unix.RENAME_NOREPLACE)
-	}
+	err = exchange(filepath.Join(work, newTree), dir, exists)
+	var noEx *noExchangeError
+	var mnt *mountError
 	switch {
 	case err == nil:
-	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP):
-		// The file system cannot exchange folders (some network and FUSE
-		// ones): the new tree is complete on the same file system, so
-		// rename its changed files into place one by one.
-		why := fmt.Sprintf("the file system of %s cannot exchange two folders (renameat2: %v)", dir, err)
-		st.InPlace = why
+	case errors.As(err, &noEx):
+		// The file system (or the OS) cannot exchange folders: the new tree
+		// is complete on the same file system, so rename its changed files
+		// into place one by one.
+		st.InPlace = fmt.Sprintf("the file system of %s cannot exchange two folders (%v)", dir, noEx.err)
 		return st, replaceFiles(filepath.Join(work, newTree), dir, todo, tree, opt.Stamp, &st)
-	case errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EBUSY):
+	case errors.As(err, &mnt):
 		// A mount point that mountPoint did not see: start again in place.
 		removeWork(work)
 		swapped = true
-		return writeInPlace(dir, tree, opt.Stamp, fmt.Sprintf("%s is a mount point (renameat2: %v)", dir, err))
+		return writeInPlace(dir, tree, opt.Stamp, fmt.Sprintf("%s is a mount point (%v)", dir, mnt.err))
 	default:
 		return Stats{}, fmt.Errorf("replacing %s with the new tree: %w", dir, err)
 	}
@@ -191,6 +251,19 @@ func Write(ctx context.Context, dir string, tree buildfile.Tree, opt Options) (S
 	}
 	return st, nil
 }
+
+// noExchangeError: the file system of dir, or the OS, cannot swap two
+// folders in one step (some network and FUSE file systems; Windows). The
+// caller falls back to replacing files one by one, each atomically.
+type noExchangeError struct{ err error }
+
+func (e *noExchangeError) Error() string { return e.err.Error() }
+
+// mountError: dir, or the folder next to it, is on another mount, so the
+// swap cannot happen; the caller writes in place.
+type mountError struct{ err error }
+
+func (e *mountError) Error() string { return e.err.Error() }
 
 // errMount is a mount point inside dir, found while building.
 type errMount struct{ why string }
@@ -275,29 +348,6 @@ func lock(ctx context.Context, parent string, onWait func(string)) (func(), erro
 		}
 	}
 	return func() { fl.Close() }, nil
-}
-
-// mountPoint says why dir cannot be exchanged with a folder next to it
-// (it is the root of a mount), or "".
-func mountPoint(dir string) string {
-	var sx unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, dir, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS, &sx); err != nil {
-		return ""
-	}
-	if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 {
-		if sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
-			return dir + " is a mount point"
-		}
-		return ""
-	}
-	var px unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, filepath.Dir(dir), 0, unix.STATX_BASIC_STATS, &px); err != nil {
-		return ""
-	}
-	if px.Dev_major != sx.Dev_major || px.Dev_minor != sx.Dev_minor {
-		return dir + " is a mount point"
-	}
-	return ""
 }
 
 // workName is the start of the names of work folders for dir's base name

@@ -170,3 +170,50 @@ func TestStamp(t *testing.T) {
 		t.Errorf("the stamp is gone after a write: %v", err)
 	}
 }
+
+// TestErrorsNameTheFolder: a failure names the folder as the caller gave
+// it and the files in it, never the work folder next to it.
+func TestErrorsNameTheFolder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		dir  func(root string) string
+		hook func(root string) func(string)
+		want []string
+	}{
+		{"no work folder possible", func(string) string { return "/proc/cudapkgs-test-out" }, nil,
+			[]string{"/proc/cudapkgs-test-out: creating a temporary folder in /proc: "}},
+		{"a file of the new tree", func(root string) string { return filepath.Join(root, "out") }, func(root string) func(string) {
+			return func(s string) {
+				if s != "write" {
+					return
+				}
+				// The new tree's BUILD.bazel a folder: its write fails.
+				ms, _ := filepath.Glob(filepath.Join(root, ".out"+workInfix+"*", newTree))
+				for _, m := range ms {
+					os.MkdirAll(filepath.Join(m, "BUILD.bazel"), 0o755)
+				}
+			}
+		}, []string{"open " + filepath.Join("ROOT", "out", "BUILD.bazel") + ": is a directory"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if tc.hook != nil {
+				testHook = tc.hook(root)
+				defer func() { testHook = nil }()
+			}
+			dir := tc.dir(root)
+			_, err := Write(context.Background(), dir, buildfile.Tree{"BUILD.bazel": gen("a")}, Options{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.HasPrefix(err.Error(), dir+": ") || strings.Contains(err.Error(), workInfix) {
+				t.Errorf("error %q: want it to start with %q and not name the work folder", err, dir+": ")
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "ROOT", root); !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q: want %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -50,10 +50,17 @@ type Inputs struct {
 	// Builtins start the built-in plugins; the configuration's plugins are
 	// added to them.
 	Builtins []fixup.Spec
-	// PluginTimeout bounds every plugin call; zero is the host's default.
+	// PluginTimeout bounds every plugin's start (process, handshake,
+	// Describe) and every call; zero is the host's defaults.
 	PluginTimeout time.Duration
 	// Strict makes every warning an error.
 	Strict bool
+	// AllowPlatformKeys are manifest platform keys the caller expects
+	// although this cudapkgs does not know them (NVIDIA's next platform):
+	// they are ignored like any unknown key, without the warning, so Strict
+	// still fails on any other. A key cudapkgs knows is accepted and has no
+	// effect.
+	AllowPlatformKeys []string
 	// StarlarkMemory is the memory budget of each Starlark run, in bytes
 	// (starlark.DefaultMaxMemory when zero).
 	StarlarkMemory int64
@@ -199,6 +206,9 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 		return nil, err
 	}
 	for _, w := range coll.Warnings() {
+		if w.PlatformKey != "" && slices.Contains(in.AllowPlatformKeys, w.PlatformKey) {
+			continue
+		}
 		r.warn(w.String())
 	}
 	merged, err := r.start(ctx)
@@ -276,7 +286,7 @@ func (r *Run) start(ctx context.Context) (config.Merged, error) {
 	for _, p := range plugins {
 		specs = append(specs, fixup.Spec{Name: filepath.Base(p.Path), Command: []string{p.Path}, SHA256: p.SHA256})
 	}
-	if r.host, err = fixup.Start(ctx, specs, fixup.Options{CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
+	if r.host, err = fixup.Start(ctx, specs, fixup.Options{StartTimeout: in.PluginTimeout, CallTimeout: in.PluginTimeout, Unfixed: r.Unfixed}); err != nil {
 		return config.Merged{}, err
 	}
 	return merged, nil
@@ -337,7 +347,7 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 		return nil, err
 	}
 	if r.File != nil {
-		if err := r.File.ApplyOverrides(ctx, sets); err != nil {
+		if err := r.File.ApplyOverrides(ctx, sets, r.inSomeRelease); err != nil {
 			return nil, &StarlarkError{err}
 		}
 	}
@@ -361,6 +371,22 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 		return nil, err
 	}
 	return sets, nil
+}
+
+// inSomeRelease: a release of one of the run's products has a package of
+// that name, or one its versioned names give (cudnn_8_9), so a set of a CUDA
+// version the configuration did not select may hold it.
+func (r *Run) inSomeRelease(name string) bool {
+	for _, p := range r.Products {
+		for _, m := range r.Collection.Releases(p.Name) {
+			for _, pkg := range m.Packages {
+				if pkg.Name == name || pkg.Name+"_"+m.Release.Underscored(2) == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // addUserProducts reads the manifests of the products the configuration

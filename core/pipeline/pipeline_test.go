@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
@@ -206,7 +207,7 @@ func TestBlame(t *testing.T) {
 	}
 	err := eval()
 	var ce *pipeline.ConfigError
-	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), "cudapkgs.star:3:") || !strings.Contains(err.Error(), `option pins: "cudnn=1.2"`) {
+	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), "cudapkgs.star:3:") || !strings.Contains(err.Error(), `pin: "cudnn=1.2"`) {
 		t.Errorf("the file's pin: error = %v, want it blamed on cudapkgs.star:3", err)
 	}
 	err = eval(config.Literal{From: "flags", Options: config.Options{Pins: []string{"cudnn=9.12"}, CUDA: []string{"99.1"}}})
@@ -230,4 +231,36 @@ func sum(t *testing.T, path string) string {
 	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestPluginStartTimeout: PluginTimeout bounds a plugin's start as well as
+// its calls; a plugin that hangs at start is named by its declared path.
+func TestPluginStartTimeout(t *testing.T) {
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "testplugin")
+	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/internal/testplugin").CombinedOutput(); err != nil {
+		t.Fatalf("building the plugin: %v\n%s", err, out)
+	}
+	wrapper := filepath.Join(dir, "hangs")
+	writeFile(t, wrapper, "#!/bin/sh\nexec "+plugin+" hangstart acme\n")
+	if err := os.Chmod(wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// No built-ins: the hanging plugin is the only one to start.
+	_, err := pipeline.Evaluate(context.Background(), pipeline.Inputs{
+		Manifests: shared.Manifests(t),
+		Workspace: dir,
+		Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{
+			CUDA: []string{"12.4.1"}, Targets: []string{"linux-x86_64"}, Plugins: []string{wrapper + "=" + sum(t, wrapper)},
+		}}},
+		PluginTimeout: 300 * time.Millisecond,
+	})
+	var te *fixup.TimeoutError
+	if !errors.As(err, &te) || te.Limit != 300*time.Millisecond || !te.Start {
+		t.Fatalf("error = %v", err)
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	if want := "plugin hangs (" + wrapper + "): start: did not start within 300ms (it hangs at start or is too slow)"; first != want {
+		t.Errorf("error:\n got %s\nwant %s", first, want)
+	}
 }

@@ -74,6 +74,11 @@ type Package struct {
 	// Generic are the platforms where no plugin knows the package: it is
 	// served there from the archive's conventional layout (MarkGeneric).
 	Generic map[string]bool
+	// Judged maps a target platform that builds its default capabilities
+	// to the defaults the package supports and was judged against, where
+	// that is fewer than all of them (filled by the fixup stage). Binaries
+	// still build for every default.
+	Judged map[string][]string
 	// Broken says the manifest entry itself could not be read (its
 	// Problems); such a package has no archive anywhere, and no plugin is
 	// asked about it.

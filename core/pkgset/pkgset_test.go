@@ -198,10 +198,28 @@ func TestCUDA13JetsonUsesSBSA(t *testing.T) {
 	if r := pkg(t, s, "cuda_opencl").Unavailable["linux-jetson"]; len(r) != 1 || !strings.Contains(r[0], "(CUDA 13.0.0 serves linux-jetson through the linux-sbsa archives)") {
 		t.Errorf("cuda_opencl reasons %q", r)
 	}
-	// Asking for Orin on CUDA 13 is explained, not silently served by Thor's build.
+	// Asking for Orin before CUDA 13.2 is explained, not silently served by
+	// Thor's build.
 	s = one(t, build(t, c, layer{CUDA: []string{"13.0.0"}, Targets: []string{"linux-jetson"}, Capabilities: []string{"8.7"}}))
-	if r := pkg(t, s, "cuda_nvcc").Unavailable["linux-jetson"]; len(r) != 1 || !strings.Contains(r[0], "capabilities 8.7 (Orin, Xavier) need CUDA 12.x") {
+	if r := pkg(t, s, "cuda_nvcc").Unavailable["linux-jetson"]; len(r) != 1 ||
+		!strings.Contains(r[0], "capability 8.7 (Orin) needs CUDA 12.x, whose linux-aarch64 archives serve it, or CUDA 13.2 or later") {
 		t.Errorf("reasons %q", r)
+	}
+}
+
+// From CUDA 13.2 Orin (8.7) is served as Thor is, by the sbsa archives.
+func TestCUDA13OrinUsesSBSA(t *testing.T) {
+	c := load(t)
+	for _, cuda := range []string{"13.3.0", "13.4.1"} {
+		for _, caps := range [][]string{{"8.7"}, {"8.7", "11.0"}, nil} {
+			s := one(t, build(t, c, layer{CUDA: []string{cuda}, Targets: []string{"linux-jetson"}, Capabilities: caps}))
+			for _, name := range []string{"cuda_nvcc", "cuda_cudart", "libcublas", "cuda_compat_orin"} {
+				p := pkg(t, s, name)
+				if a, ok := p.Platforms["linux-jetson"]; !ok || a.Key != "linux-sbsa" {
+					t.Errorf("CUDA %s %v %s: archive %+v (reasons %q), want linux-sbsa's", cuda, caps, name, a, p.Unavailable["linux-jetson"])
+				}
+			}
+		}
 	}
 }
 

@@ -29,7 +29,7 @@ const (
 // Platform is an operating system, a CPU and, for aarch64, a flavour.
 type Platform struct {
 	OS      string // "linux", "windows"
-	CPU     string // "x86_64", "aarch64", "ppc64le"
+	CPU     string // "x86_64", "aarch64", "ppc64le" (Bazel's @platforms//cpu names)
 	Flavour Flavour
 }
 
@@ -41,21 +41,30 @@ var (
 	LinuxJetson   = Platform{OS: "linux", CPU: "aarch64", Flavour: FlavourJetson}
 	LinuxPPC64LE  = Platform{OS: "linux", CPU: "ppc64le"}
 	WindowsX86_64 = Platform{OS: "windows", CPU: "x86_64"}
+	// WindowsARM64 is Windows on Arm, which NVIDIA ships from CUDA 13.4.
+	// It is a platform like the others so that its manifest key is
+	// expected, not a surprise; no plugin describes a Windows archive yet,
+	// so every one is unusable with that reason.
+	WindowsARM64 = Platform{OS: "windows", CPU: "aarch64"}
 )
 
 // All returns every known platform in a fixed order.
 func All() []Platform {
-	return []Platform{LinuxX86_64, LinuxSBSA, LinuxJetson, LinuxPPC64LE, WindowsX86_64}
+	return []Platform{LinuxX86_64, LinuxSBSA, LinuxJetson, LinuxPPC64LE, WindowsX86_64, WindowsARM64}
 }
 
 // Name is the platform's canonical name: linux-x86_64, linux-sbsa,
-// linux-jetson, linux-ppc64le, windows-x86_64.
+// linux-jetson, linux-ppc64le, windows-x86_64, windows-arm64.
 func (p Platform) Name() string {
-	switch p.Flavour {
-	case FlavourServer:
+	switch {
+	case p.Flavour == FlavourServer:
 		return p.OS + "-sbsa"
-	case FlavourJetson:
+	case p.Flavour == FlavourJetson:
 		return p.OS + "-jetson"
+	case p == WindowsARM64:
+		// NVIDIA's key and Windows' own name for the architecture; the CPU
+		// stays aarch64, the constraint Bazel's platforms use.
+		return "windows-arm64"
 	}
 	return p.OS + "-" + p.CPU
 }
@@ -105,23 +114,85 @@ func Sort(ps []Platform) {
 	sort.SliceStable(ps, func(i, j int) bool { return idx[ps[i]] < idx[ps[j]] })
 }
 
-// CUDA13 is the release from which NVIDIA ships Jetson (Thor) through the
-// server ARM (sbsa) builds and stops publishing linux-aarch64 toolkit archives.
+// cuda13 is the release from which NVIDIA ships Jetson through the server
+// ARM (sbsa) builds and stops publishing linux-aarch64 toolkit archives.
 var cuda13 = version.MustParse("13.0")
 
+// sbsaJetson is a Jetson module that CUDA 13 serves through the linux-sbsa
+// archives, and the first CUDA release that does.
+type sbsaJetson struct {
+	major, minor int    // its capability's major.minor; suffixes ("a", "f") follow it
+	module       string // the module's name, for messages
+	from         version.Version
+}
+
+// sbsaJetsons lists them (docs/facts.md cites NVIDIA for each): Thor
+// (capability 11.0, sm_110) from CUDA 13.0, when NVIDIA unified its Arm
+// toolkits; Orin (8.7), which 13.0 left on its CUDA 12 path, from CUDA 13.2,
+// with JetPack 7.2 and a forward-compatibility package of its own for older
+// JetPacks. Xavier (7.2) and older modules get no CUDA 13 at all.
+func sbsaJetsons() []sbsaJetson {
+	return []sbsaJetson{
+		{major: 11, minor: 0, module: "Thor", from: cuda13},
+		{major: 8, minor: 7, module: "Orin", from: version.MustParse("13.2")},
+	}
+}
+
+// sbsaJetsonFor finds the module of a capability name ("8.7", "11.0a").
+func sbsaJetsonFor(capability string) (sbsaJetson, bool) {
+	for _, m := range sbsaJetsons() {
+		name := fmt.Sprintf("%d.%d", m.major, m.minor)
+		if capability == name || (strings.HasPrefix(capability, name) && isSuffix(capability[len(name):])) {
+			return m, true
+		}
+	}
+	return sbsaJetson{}, false
+}
+
+// isSuffix reports whether s is a capability's feature suffix.
+func isSuffix(s string) bool { return s == "a" || s == "f" }
+
 // JetsonServed reports whether a Jetson GPU capability has a Jetson build
-// in a CUDA version: every one before 13.0 (linux-aarch64), only Thor (11.x)
-// from 13.0, when NVIDIA folded Jetson into the sbsa builds.
+// in a CUDA version: every one before 13.0 (linux-aarch64); from 13.0 those
+// of sbsaJetsons from their first release (Thor from 13.0, Orin from 13.2),
+// through linux-sbsa.
 func JetsonServed(cuda version.Version, capability string) bool {
-	return cuda.Less(cuda13) || strings.HasPrefix(capability, "11.")
+	if cuda.Less(cuda13) {
+		return true
+	}
+	m, ok := sbsaJetsonFor(capability)
+	return ok && !cuda.MajorMinor().Less(m.from)
+}
+
+// jetsonRefusal explains why a CUDA 13 release has no Jetson build for the
+// capabilities old: what it does serve, and which releases serve them.
+func jetsonRefusal(cuda version.Version, old []string) error {
+	var served []string
+	for _, m := range sbsaJetsons() {
+		if !cuda.MajorMinor().Less(m.from) {
+			served = append(served, fmt.Sprintf("%s (capability %d.%d)", m.module, m.major, m.minor))
+		}
+	}
+	var needs []string
+	for _, c := range old {
+		if m, ok := sbsaJetsonFor(c); ok {
+			needs = append(needs, fmt.Sprintf("capability %s (%s) needs CUDA 12.x, whose linux-aarch64 archives serve it, or CUDA %s or later, whose linux-sbsa archives do",
+				c, m.module, m.from))
+			continue
+		}
+		needs = append(needs, fmt.Sprintf("capability %s needs a CUDA release before %s, whose linux-aarch64 archives serve it", c, cuda13))
+	}
+	return fmt.Errorf("CUDA %s serves Jetson only as %s, through the linux-sbsa archives; %s",
+		cuda, strings.Join(served, " and "), strings.Join(needs, "; "))
 }
 
 // Keys returns the manifest keys that can serve p for a CUDA version, most
 // specific first: the platform's own key, then linux-all for archives that
 // fit every Linux, then source for platform-independent sources (a
 // library's samples). jetsonCaps are the Jetson capabilities the configuration
-// builds for; from CUDA 13.0 only Thor (11.x) is served, through linux-sbsa, so
-// an older Jetson capability there is a reason, not a key.
+// builds for; from CUDA 13.0 Jetson is served through linux-sbsa, and only for
+// the modules JetsonServed names, so another Jetson capability there is a
+// reason, not a key.
 func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, error) {
 	var own string
 	switch p {
@@ -133,6 +204,8 @@ func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, erro
 		own = manifest.LinuxPPC64LE
 	case WindowsX86_64:
 		return []string{manifest.WindowsX86_64, manifest.Source}, nil
+	case WindowsARM64:
+		return []string{manifest.WindowsARM64, manifest.Source}, nil
 	case LinuxJetson:
 		if cuda.Less(cuda13) {
 			own = manifest.LinuxAarch64
@@ -145,8 +218,7 @@ func Keys(p Platform, cuda version.Version, jetsonCaps []string) ([]string, erro
 			}
 		}
 		if len(old) > 0 {
-			return nil, fmt.Errorf("CUDA %s serves Jetson only as Thor (capability 11.0) through the linux-sbsa archives; capabilities %s (Orin, Xavier) need CUDA 12.x, whose linux-aarch64 archives serve them",
-				cuda, strings.Join(old, ", "))
+			return nil, jetsonRefusal(cuda, old)
 		}
 		own = manifest.LinuxSBSA
 	default:

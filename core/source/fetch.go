@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/google/renameio/v2/maybe"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cudapkgs/cudapkgs/core/inputfile"
@@ -340,24 +340,47 @@ func (f *fetcher) plan(ctx context.Context) ([]job, error) {
 	return jobs, nil
 }
 
-// discover reads the product's folder listing.
+// discover reads the product's folder listing at every source (the
+// mirrors, then NVIDIA's) and merges them: a partial mirror lists only what
+// it holds, and the releases it lacks come from the next source (one tries
+// the same sources in the same order). A listing that fails is reported
+// and left out; only when every source fails is there no list.
 func (f *fetcher) discover(ctx context.Context, product string) ([]string, error) {
 	folders, err := f.sources.Folders(product)
 	if err != nil {
 		return nil, err
 	}
 	var rels []string
-	u, _, err := f.dl.get(ctx, product+" release list", folders, func(u string, body []byte) error {
-		rels = ParseIndex(body)
-		if len(rels) == 0 {
-			return errEmptyIndex(u)
+	var errs []error
+	for _, folder := range folders {
+		var got []string
+		u, _, err := f.dl.get(ctx, product+" release list", []string{folder}, func(u string, body []byte) error {
+			got = ParseIndex(body)
+			if len(got) == 0 {
+				return errEmptyIndex(u)
+			}
+			return nil
+		})
+		if ctx.Err() != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f.progress.Report(Event{Kind: Listed, Product: product, Count: len(got), URL: u})
+		for _, r := range got {
+			if !slices.Contains(rels, r) {
+				rels = append(rels, r)
+			}
+		}
 	}
-	f.progress.Report(Event{Kind: Listed, Product: product, Count: len(rels), URL: u})
+	if len(rels) == 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, err := range errs {
+		f.progress.Report(Event{Kind: Unlisted, Product: product, Err: err})
+	}
 	return rels, nil
 }
 
@@ -400,7 +423,7 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 	if err := os.MkdirAll(filepath.Dir(out.Path), 0o755); err != nil {
 		return out, fmt.Errorf("caching %s: %w", key, err)
 	}
-	if err := renameio.WriteFile(out.Path, body, 0o644); err != nil {
+	if err := maybe.WriteFile(out.Path, body, 0o644); err != nil {
 		return out, fmt.Errorf("caching %s: %w", key, err)
 	}
 	out.URL, out.LockEntry = u, EntryFor(body)

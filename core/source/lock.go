@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
+	"github.com/google/renameio/v2/maybe"
 
 	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
@@ -218,7 +218,7 @@ func (l *Lock) Marshal() []byte {
 
 // Write replaces the file at l.Path atomically.
 func (l *Lock) Write() error {
-	if err := renameio.WriteFile(l.Path, l.Marshal(), 0o644); err != nil {
+	if err := maybe.WriteFile(l.Path, l.Marshal(), 0o644); err != nil {
 		return fmt.Errorf("writing lock file: %w", err)
 	}
 	return nil

@@ -25,6 +25,9 @@ const (
 	Skipped
 	// Waiting: another run holds the cache lock File; this one waits.
 	Waiting
+	// Unlisted: one source's listing of Product failed with Err; the other
+	// sources' listings serve.
+	Unlisted
 )
 
 // Event is one thing worth telling the user during a fetch.
@@ -57,6 +60,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("skipping %s: %v; trying %s", e.URL, e.Err, e.Next)
 	case Waiting:
 		return fmt.Sprintf("waiting for another cudapkgs run to release %s", e.File)
+	case Unlisted:
+		return fmt.Sprintf("not listed %s at one source, the others' listings serve: %v", e.Product, e.Err)
 	}
 	return fmt.Sprintf("event %d", int(e.Kind))
 }

@@ -710,8 +710,14 @@ type Config struct {
 	Exec          string                 `protobuf:"bytes,3,opt,name=exec,proto3" json:"exec,omitempty"`
 	Targets       []string               `protobuf:"bytes,4,rep,name=targets,proto3" json:"targets,omitempty"`
 	Capabilities  map[string]*StringList `protobuf:"bytes,5,rep,name=capabilities,proto3" json:"capabilities,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The targets whose capabilities are the CUDA version's defaults (the user
+	// named none of their kind): a package is judged there against the
+	// defaults it supports. A target not listed has the user's capabilities,
+	// every one of which counts; a host that predates the field lists none,
+	// which keeps its strict judgement. Added compatibly.
+	DefaultCapabilityTargets []string `protobuf:"bytes,6,rep,name=default_capability_targets,json=defaultCapabilityTargets,proto3" json:"default_capability_targets,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *Config) Reset() {
@@ -775,6 +781,13 @@ func (x *Config) GetTargets() []string {
 func (x *Config) GetCapabilities() map[string]*StringList {
 	if x != nil {
 		return x.Capabilities
+	}
+	return nil
+}
+
+func (x *Config) GetDefaultCapabilityTargets() []string {
+	if x != nil {
+		return x.DefaultCapabilityTargets
 	}
 	return nil
 }
@@ -1342,9 +1355,14 @@ type PlatformResult struct {
 	// generic: the plugin does not know the package (NVIDIA's next one); the
 	// host serves it from the archive's conventional layout (include/, lib/,
 	// bin/) and warns. files and unusable are then empty. Added compatibly.
-	Generic       bool `protobuf:"varint,4,opt,name=generic,proto3" json:"generic,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Generic bool `protobuf:"varint,4,opt,name=generic,proto3" json:"generic,omitempty"`
+	// judged_capabilities: on a target with default capabilities, the
+	// defaults the package supports and was judged against, when that is
+	// fewer than all of them; empty when it was judged against all. Added
+	// compatibly.
+	JudgedCapabilities []string `protobuf:"bytes,5,rep,name=judged_capabilities,json=judgedCapabilities,proto3" json:"judged_capabilities,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PlatformResult) Reset() {
@@ -1403,6 +1421,13 @@ func (x *PlatformResult) GetGeneric() bool {
 		return x.Generic
 	}
 	return false
+}
+
+func (x *PlatformResult) GetJudgedCapabilities() []string {
+	if x != nil {
+		return x.JudgedCapabilities
+	}
+	return nil
 }
 
 type PackageResult struct {
@@ -1696,13 +1721,14 @@ const file_plugin_proto_rawDesc = "" +
 	"\x06Rename\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x1a\n" +
 	"\breplaces\x18\x02 \x01(\tR\breplaces\x12\x14\n" +
-	"\x05since\x18\x03 \x01(\tR\x05since\"\xb5\x02\n" +
+	"\x05since\x18\x03 \x01(\tR\x05since\"\xf3\x02\n" +
 	"\x06Config\x12#\n" +
 	"\rcuda_versions\x18\x01 \x03(\tR\fcudaVersions\x12%\n" +
 	"\x0eforward_compat\x18\x02 \x01(\bR\rforwardCompat\x12\x12\n" +
 	"\x04exec\x18\x03 \x01(\tR\x04exec\x12\x18\n" +
 	"\atargets\x18\x04 \x03(\tR\atargets\x12P\n" +
-	"\fcapabilities\x18\x05 \x03(\v2,.cudapkgs.plugin.v1.Config.CapabilitiesEntryR\fcapabilities\x1a_\n" +
+	"\fcapabilities\x18\x05 \x03(\v2,.cudapkgs.plugin.v1.Config.CapabilitiesEntryR\fcapabilities\x12<\n" +
+	"\x1adefault_capability_targets\x18\x06 \x03(\tR\x18defaultCapabilityTargets\x1a_\n" +
 	"\x11CapabilitiesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x124\n" +
 	"\x05value\x18\x02 \x01(\v2\x1e.cudapkgs.plugin.v1.StringListR\x05value:\x028\x01\"$\n" +
@@ -1753,12 +1779,13 @@ const file_plugin_proto_rawDesc = "" +
 	"\tplatforms\x18\x06 \x03(\tR\tplatforms\x12\x16\n" +
 	"\x06static\x18\a \x01(\bR\x06static\x12\x18\n" +
 	"\aheaders\x18\b \x01(\bR\aheaders\x12\x14\n" +
-	"\x05merge\x18\t \x01(\bR\x05merge\"\x9a\x01\n" +
+	"\x05merge\x18\t \x01(\bR\x05merge\"\xcb\x01\n" +
 	"\x0ePlatformResult\x12.\n" +
 	"\x05files\x18\x01 \x03(\v2\x18.cudapkgs.plugin.v1.FileR\x05files\x12\x1a\n" +
 	"\bunusable\x18\x02 \x03(\tR\bunusable\x12\"\n" +
 	"\rsame_files_as\x18\x03 \x01(\tR\vsameFilesAs\x12\x18\n" +
-	"\ageneric\x18\x04 \x01(\bR\ageneric\"\xe0\x02\n" +
+	"\ageneric\x18\x04 \x01(\bR\ageneric\x12/\n" +
+	"\x13judged_capabilities\x18\x05 \x03(\tR\x12judgedCapabilities\"\xe0\x02\n" +
 	"\rPackageResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x04deps\x18\x02 \x03(\v2\x17.cudapkgs.plugin.v1.DepR\x04deps\x12N\n" +

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,6 +118,34 @@ func main() {
 		}
 	}
 	switch mode {
+	case "sleeper":
+		// The child a plugin leaves behind, holding its stdout and stderr.
+		time.Sleep(time.Hour)
+		return
+	case "childserve", "childexit", "childhang":
+		// A plugin that starts a child which inherits its stdout and
+		// stderr, then serves, exits at once or hangs before its handshake.
+		child := exec.Command(os.Args[0], "sleeper")
+		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		if err := child.Start(); err != nil {
+			panic(err)
+		}
+		if f := os.Getenv("TESTPLUGIN_CHILDPID"); f != "" {
+			if err := os.WriteFile(f, []byte(strconv.Itoa(child.Process.Pid)), 0o644); err != nil {
+				panic(err)
+			}
+		}
+		switch mode {
+		case "childexit":
+			fmt.Fprintln(os.Stderr, "testplugin: cannot start, leaving a child behind")
+			os.Exit(3)
+		case "childhang":
+			select {}
+		}
+	case "hangstart":
+		// Hangs before its handshake.
+		fmt.Fprintln(os.Stderr, "testplugin: waiting for a lock that never comes")
+		select {}
 	case "longline":
 		// One unterminated 24 MB line on stderr, then an exit.
 		os.Stderr.Write(bytes.Repeat([]byte("x"), 24<<20))

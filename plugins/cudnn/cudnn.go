@@ -74,10 +74,10 @@ func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, e
 		switch p.Manifest {
 		case pkgCudnn:
 			pr.Files = libraryFiles(rel)
-			pr.Unusable = capabilityReasons(rel, b.Config.Capabilities[a.Platform])
+			pr.Unusable, pr.Judged = b.Config.JudgeCapabilities(a.Platform, func(caps []string) []string { return capabilityReasons(rel, caps) })
 		case pkgJIT:
 			pr.Files = jitFiles(rel)
-			pr.Unusable = jitReasons(rel, b.Config.Capabilities[a.Platform])
+			pr.Unusable, pr.Judged = b.Config.JudgeCapabilities(a.Platform, func(caps []string) []string { return jitReasons(rel, caps) })
 		case pkgSamples:
 			pr.Files = []sdk.File{{Path: fmt.Sprintf("src/cudnn_samples_v%d", rel.Major()), Kind: sdk.Data, Role: sdk.Target}}
 		}

@@ -343,25 +343,22 @@ func TestUnusable(t *testing.T) {
 	// The default capabilities of CUDA 12.0 to 12.4 still include Pascal and
 	// Volta (nixpkgs' defaults), which the default cuDNN 9.12 no longer
 	// serves, and every default set has Turing, which cudnn_jit does not
-	// serve: those are the only reasons the default sets may carry.
+	// serve. Nobody chose them: each package is judged against the defaults
+	// it supports, so the default sets carry no reason but Windows'.
 	for _, cuda := range cudaVersions {
 		for name, r := range fixup(t, batch(t, cuda)) {
 			for plat, pr := range r.Platforms {
 				for _, u := range pr.Unusable {
-					if u == reasonWindows {
-						continue
-					}
-					if strings.HasPrefix(name, pkgJIT) && strings.HasPrefix(u, "cudnn_jit 9.12.0 supports capabilities 8.0 (NVIDIA Ampere) and newer") {
-						continue
-					}
-					// No other release named: the plugin cannot know yet
-					// whether it serves (issue 21's contradictions).
-					if !strings.HasPrefix(u, "cuDNN 9.12.0 supports capabilities 7.5 and newer") || strings.Contains(u, "cudnn_9_7") {
+					if u != reasonWindows {
 						t.Errorf("CUDA %s default capabilities: %s on %s unusable: %q", cuda, name, plat, u)
 					}
 				}
 			}
 		}
+	}
+	jit := fixup(t, batch(t, "13.0.0"))[pkgJIT].Platforms["linux-x86_64"]
+	if strings.Join(jit.Judged, ",") != "8.0,8.6,8.9,9.0,10.0,10.3,12.0,12.1" {
+		t.Errorf("cudnn_jit with CUDA 13.0.0's defaults: judged against %q, want the defaults from 8.0 on", jit.Judged)
 	}
 }
 

@@ -71,7 +71,8 @@ func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, e
 	// system libraries (NVIDIA's 0.6.0.5 and 0.8.0.10 wheels) are these.
 	r.StaticLinkopts = []string{"-ldl", "-lpthread", "-lrt", "-lm"}
 	for _, a := range p.Archives {
-		pr := sdk.PlatformResult{Files: files(), Unusable: capabilityReasons(rel, b.Config.Capabilities[a.Platform])}
+		pr := sdk.PlatformResult{Files: files()}
+		pr.Unusable, pr.Judged = b.Config.JudgeCapabilities(a.Platform, func(caps []string) []string { return capabilityReasons(rel, caps) })
 		if strings.HasPrefix(a.Platform, "windows-") {
 			// As the redist plugin: no Windows file is claimed.
 			pr = sdk.PlatformResult{Unusable: append([]string{reasonWindows}, pr.Unusable...)}

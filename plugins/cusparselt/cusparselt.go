@@ -71,7 +71,8 @@ func fixPackage(b *sdk.Batch, set setIndex, p sdk.Package) (sdk.PackageResult, e
 	// NEEDED entries (NVIDIA's 0.8.1 and 0.10.0 wheels) are these.
 	r.StaticLinkopts = []string{"-ldl", "-lpthread", "-lrt", "-lm"}
 	for _, a := range p.Archives {
-		pr := sdk.PlatformResult{Files: files(), Unusable: capabilityReasons(rel, b.Config.Capabilities[a.Platform])}
+		pr := sdk.PlatformResult{Files: files()}
+		pr.Unusable, pr.Judged = b.Config.JudgeCapabilities(a.Platform, func(caps []string) []string { return capabilityReasons(rel, caps) })
 		if strings.HasPrefix(a.Platform, "windows-") {
 			// As the redist plugin: no Windows file is claimed (doc.go
 			// keeps what is known of the layout for when there is).

@@ -209,16 +209,18 @@ func TestCapabilityFloor(t *testing.T) {
 		}
 	}
 
-	// The defaults name Turing, and Jetson Xavier (7.2) before CUDA 13:
-	// with them no target is usable.
+	// The defaults name Turing, which nobody chose: cuSPARSELt is judged
+	// against the defaults it supports, and says which. Named by the user,
+	// Turing rules it out (above).
 	res := fixup(t, batches.Batch(t, "12.9.0"))
 	for _, plat := range []string{"linux-x86_64", "linux-sbsa"} {
-		if u := res["libcusparse_lt"].Platforms[plat].Unusable; len(u) != 1 || u[0] != reason("7.5 (Turing) is selected", "0.8.1") {
-			t.Errorf("CUDA 12.9.0 defaults on %s: %q", plat, u)
+		pr := res["libcusparse_lt"].Platforms[plat]
+		if len(pr.Unusable) != 0 || strings.Join(pr.Judged, ",") != "8.0,8.6,8.9,9.0,10.0,10.3,12.0,12.1" {
+			t.Errorf("CUDA 12.9.0 defaults on %s: unusable %q, judged against %q", plat, pr.Unusable, pr.Judged)
 		}
 	}
-	if u := res["libcusparse_lt"].Platforms["linux-jetson"].Unusable; len(u) != 0 {
-		t.Errorf("CUDA 12.9.0 defaults on Jetson (Orin 8.7, Thor 10.1): %q", u)
+	if pr := res["libcusparse_lt"].Platforms["linux-jetson"]; len(pr.Unusable) != 0 || len(pr.Judged) != 0 {
+		t.Errorf("CUDA 12.9.0 defaults on Jetson (Orin 8.7, Thor 10.1): unusable %q, judged against %q (want all of them)", pr.Unusable, pr.Judged)
 	}
 }
 

@@ -80,10 +80,8 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 			r.Platforms[a.Platform] = sdk.PlatformResult{Unusable: []string{reason}}
 			continue
 		}
-		pr := sdk.PlatformResult{
-			Files:    files(rel, dir),
-			Unusable: capabilityReasons(rel, b.Config.Capabilities[a.Platform]),
-		}
+		pr := sdk.PlatformResult{Files: files(rel, dir)}
+		pr.Unusable, pr.Judged = b.Config.JudgeCapabilities(a.Platform, func(caps []string) []string { return capabilityReasons(rel, caps) })
 		if strings.HasPrefix(a.Platform, "windows-") {
 			// As the redist plugin: no Windows file is claimed (doc.go
 			// keeps what is known of the layout for when there is).

@@ -345,11 +345,17 @@ func TestUnusable(t *testing.T) {
 	if u := res["libcutensor_2_2"].Platforms["linux-x86_64"].Unusable; len(u) > 0 {
 		t.Errorf("libcutensor_2_2 with capability 7.0: unusable %q", u)
 	}
+	// CUDA 12.4's defaults have Volta, which nobody chose: cuTENSOR 2.8.1
+	// is judged against the defaults from 7.5 on.
+	pr := fixup(t, fx.Batch(t, "cutensor", "12.4.1", []string{"linux-x86_64"}))["libcutensor"].Platforms["linux-x86_64"]
+	if len(pr.Unusable) != 0 || strings.Join(pr.Judged, ",") != "7.5,8.0,8.6,8.9,9.0" {
+		t.Errorf("libcutensor 2.8.1 with CUDA 12.4.1's defaults: unusable %q, judged against %q", pr.Unusable, pr.Judged)
+	}
 
 	// A flat archive without the CUDA major's folder.
 	flat := &sdk.Batch{Product: "cutensor", CUDA: "12.4.1", Packages: []sdk.Package{{Name: "libcutensor_1_6", Manifest: pkgLib,
 		Release: "1.6.2", Version: "1.6.2.3", Archives: []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64"}}}}}
-	pr := fixup(t, flat)["libcutensor_1_6"].Platforms["linux-x86_64"]
+	pr = fixup(t, flat)["libcutensor_1_6"].Platforms["linux-x86_64"]
 	want = "cuTENSOR 1.6.2's archive has lib/10.2, lib/11 and no lib/12 for CUDA 12.4.1"
 	if d := cmp.Diff([]string{want}, pr.Unusable); d != "" || len(pr.Files) != 0 {
 		t.Errorf("cuTENSOR 1.6.2 with CUDA 12.4.1: files %v, unusable (-want +got):\n%s", pr.Files, d)

@@ -100,9 +100,10 @@
 // (lib/libnvptxcompiler_static.a and its header) and, from cuda_cudart,
 // cuda_culibos (lib/libculibos.a). CCCL moved under include/cccl, which is
 // then cuda_cccl's include folder. cuda_nvcc 13.0 keeps the binaries (its
-// role becomes Exec); link.stub (bin/crt, for nvcc -dlink) is in NVIDIA's
-// cuda_nvcc 13.3 wheel and not in its 13.0 one, so it is claimed for 12.x
-// and from 13.3 only. (NVTX's libnvToolsExt.so.1 gave way to
+// role becomes Exec); link.stub (bin/crt, for nvcc -dlink) is in every
+// NVIDIA nvcc wheel of CUDA 13 but 13.0.0's, so it is claimed for 12.x and
+// from 13.0.1 (ranges are checked against the wheels of every point
+// release, docs/wheels.md). (NVTX's libnvToolsExt.so.1 gave way to
 // libnvtx3interop.so.1 already in 12.9.)
 //
 // 13.1 to 13.3 added cuda_tileiras (bin/tileiras, the Tile IR assembler),
@@ -113,9 +114,9 @@
 //
 // # Windows
 //
-// Every windows-x86_64 archive is unusable with the reason "Windows archives
-// are not supported by cudapkgs' Bazel emission yet", and no Windows file is
-// claimed. The Windows layout could not be described accurately: DLL names
+// Every Windows archive (windows-x86_64, and windows-arm64 from CUDA 13.4)
+// is unusable with the reason "Windows archives are not supported by
+// cudapkgs' Bazel emission yet", and no Windows file is claimed. The Windows layout could not be described accurately: DLL names
 // embed versions the manifest does not carry (cupti64_2025.3.1.dll,
 // nvrtc64_120_0.dll), DLLs moved between lib/, bin/ and bin/x64 across
 // releases, and the emission has no Windows support to consume them. Linux
@@ -145,9 +146,14 @@
 //     From 13.1 it is the data-center driver's forward compatibility
 //     (versioned as the driver, 610.43.02 in 13.3, with linux-x86_64 and
 //     linux-sbsa archives): usable there, not on linux-jetson, whose
-//     forward compatibility is cuda_compat_orin (Orin), usable only there.
-//     With forward compatibility asked for, cuda_cudart has a runtime edge
-//     to the one of its platform.
+//     forward compatibility is cuda_compat_orin (Orin), usable only there
+//     and only when the configuration builds linux-jetson for Orin (8.7):
+//     from CUDA 13.2 linux-jetson is Orin and Thor (11.0), both from the
+//     linux-sbsa archives, and Orin's libcuda is not Thor's (NVIDIA's
+//     manifests carry no forward-compatibility package for Thor). With
+//     forward compatibility asked for, cuda_cudart has a runtime edge to
+//     the one of its platform; on linux-jetson only when the build is for
+//     Orin alone, since a binary built for Orin and Thor may run on a Thor.
 //   - libcudla: usable only on linux-jetson; from 13.0 its archive is
 //     linux-sbsa's (Jetson Thor is sbsa), which server ARM has no DLA for.
 //   - A package the tables do not know (a newer manifest) is unusable on

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/plugins/internal/gpucap"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -20,7 +21,11 @@ const (
 	linuxJetson = "linux-jetson"
 	linuxPPC    = "linux-ppc64le"
 	windows     = "windows-x86_64"
+	windowsARM  = "windows-arm64"
 )
+
+// isWindows: no Windows archive's layout is described yet, whatever its CPU.
+func isWindows(target string) bool { return strings.HasPrefix(target, "windows-") }
 
 // New returns the CUDA toolkit's fixer.
 func New() sdk.Fixer { return fixer{} }
@@ -108,9 +113,10 @@ func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 
 // env is what a table rule is evaluated against.
 type env struct {
-	cuda     ver    // the batch's CUDA version
-	pkg      ver    // the package's own version
-	platform string // the target platform
+	cuda     ver      // the batch's CUDA version
+	pkg      ver      // the package's own version
+	platform string   // the target platform
+	caps     []string // the capabilities the configuration builds it for
 }
 
 func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) (sdk.PackageResult, error) {
@@ -126,13 +132,13 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 		archives[a.Platform] = true
 	}
 	for _, t := range targets(cfg, p) {
-		e := env{cuda: cuda, pkg: pv, platform: t}
+		e := env{cuda: cuda, pkg: pv, platform: t, caps: cfg.Capabilities[t]}
 		var reasons []string
 		switch {
 		case !known:
 			// NVIDIA's next package: served from the archive's
 			// conventional layout, marked generic, with the host's warning.
-			if archives[t] && t != windows {
+			if archives[t] && !isWindows(t) {
 				out.Platforms[t] = sdk.PlatformResult{Generic: true}
 				continue
 			}
@@ -143,7 +149,7 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 				}
 			}
 		}
-		if t == windows && archives[t] {
+		if isWindows(t) && archives[t] {
 			reasons = append(reasons, reasonWindows)
 		}
 		if len(reasons) > 0 {
@@ -192,7 +198,7 @@ func (s pkg) depsFor(cuda ver, cfg sdk.Config, inSet map[string]bool) []sdk.Dep 
 		dep := d.Dep
 		dep.Platforms = nil
 		for _, pl := range d.Platforms {
-			if len(cfg.Targets) == 0 || contains(cfg.Targets, pl) {
+			if (len(cfg.Targets) == 0 || contains(cfg.Targets, pl)) && (d.onlyFor == "" || onlyOf(cfg.Capabilities[pl], d.onlyFor)) {
 				dep.Platforms = append(dep.Platforms, pl)
 			}
 		}
@@ -248,7 +254,32 @@ func (w when) holds(e env) bool {
 	if len(w.on) > 0 && !contains(w.on, e.platform) {
 		return false
 	}
+	if w.lacks != "" && (len(e.caps) == 0 || anyOf(e.caps, w.lacks)) {
+		return false
+	}
 	return !contains(w.off, e.platform)
+}
+
+// anyOf reports whether a capability of caps is of major.minor mm ("8.7"
+// for 8.7, and for the feature variants a table may add).
+func anyOf(caps []string, mm string) bool {
+	for _, c := range caps {
+		if v, _, ok := gpucap.Lookup(c); ok && v.String() == mm {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyOf reports whether every capability of caps is of major.minor mm;
+// true when caps is empty (the batch does not say).
+func onlyOf(caps []string, mm string) bool {
+	for _, c := range caps {
+		if v, _, ok := gpucap.Lookup(c); !ok || v.String() != mm {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

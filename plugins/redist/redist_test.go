@@ -26,7 +26,7 @@ import (
 // fx holds the products this package's batches are built with.
 var fx = fixuptest.New(New())
 
-var allTargets = []string{linuxX86, linuxSBSA, linuxJetson, linuxPPC, windows}
+var allTargets = []string{linuxX86, linuxSBSA, linuxJetson, linuxPPC, windows, windowsARM}
 
 // fixed is a batch and the plugin's answer to it, by package name.
 type fixed struct {
@@ -171,8 +171,8 @@ func TestEveryRelease(t *testing.T) {
 						t.Errorf("%s: no answer for %s, which has an archive", p.Name, a.Platform)
 					case len(pl.Unusable) == 0 && len(pl.Files) == 0:
 						t.Errorf("%s: usable on %s with no files", p.Name, a.Platform)
-					case a.Platform == windows && !contains(pl.Unusable, reasonWindows):
-						t.Errorf("%s: windows-x86_64 not marked unsupported: %v", p.Name, pl.Unusable)
+					case isWindows(a.Platform) && !contains(pl.Unusable, reasonWindows):
+						t.Errorf("%s: %s not marked unsupported: %v", p.Name, a.Platform, pl.Unusable)
 					}
 				}
 				for plat, pl := range pr.Platforms {
@@ -521,6 +521,10 @@ func TestUnusable(t *testing.T) {
 	if got := unusableOn(t, f, "libcublas", windows); !cmp.Equal(got, []string{reasonWindows}) {
 		t.Errorf("libcublas on Windows: %q", got)
 	}
+	// Windows on Arm (from CUDA 13.4) is Windows like any other.
+	if got := unusableOn(t, fix(t, "13.4.1"), "libcublas", windowsARM); !cmp.Equal(got, []string{reasonWindows}) {
+		t.Errorf("libcublas 13.4.1 on windows-arm64: %q", got)
+	}
 	// A platform without an archive keeps the host's reasons: the plugin adds
 	// nothing for an ordinary package there.
 	if _, ok := fix(t, "11.4.2").pkg(t, "libcublas").Platforms[linuxJetson]; ok {
@@ -576,25 +580,59 @@ func TestJetsonOnly(t *testing.T) {
 		}
 	}
 
-	b := fx.Batch(t, Product, "13.3.0", allTargets)
-	b.Config.ForwardCompat = true
-	r, err := New().Fixup(context.Background(), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range r.Packages {
-		if p.Name != "cuda_cudart" {
-			continue
+}
+
+// TestCompatOrinForOrinOnly: from CUDA 13.2 linux-jetson is Orin (8.7) and
+// Thor (11.0), both through linux-sbsa archives; cuda_compat_orin is Orin's
+// alone. A build for Thor only cannot use it, and cuda_cudart's
+// forward-compatibility edge to it exists only for a build for Orin alone (a
+// binary that may run on Thor must not load Orin's libcuda).
+func TestCompatOrinForOrinOnly(t *testing.T) {
+	for _, tc := range []struct {
+		cuda      string
+		caps      []string // Jetson capabilities named; none: the defaults (8.7 and 11.0 from 13.2)
+		usable    bool
+		edges     []string // cuda_cudart's runtime edges with forward compatibility
+		reasonHas string
+	}{
+		{"13.3.0", []string{"8.7"}, true, []string{"cuda_compat on linux-x86_64,linux-sbsa", "cuda_compat_orin on linux-jetson"}, ""},
+		// 13.4.1's manifest has no cuda_compat.
+		{"13.4.1", []string{"8.7"}, true, []string{"cuda_compat_orin on linux-jetson"}, ""},
+		{"13.3.0", []string{"11.0"}, false, []string{"cuda_compat on linux-x86_64,linux-sbsa"}, "Jetson Orin (capability 8.7)"},
+		{"13.4.1", []string{"11.0a"}, false, nil, "Thor is capability 11.0"},
+		{"13.3.0", []string{"8.7", "11.0"}, true, []string{"cuda_compat on linux-x86_64,linux-sbsa"}, ""},
+		{"13.3.0", nil, true, []string{"cuda_compat on linux-x86_64,linux-sbsa"}, ""},
+	} {
+		b := fx.Batch(t, Product, tc.cuda, allTargets, tc.caps...)
+		b.Config.ForwardCompat = true
+		r, err := New().Fixup(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
 		}
-		var got []string
-		for _, d := range p.Deps {
-			if d.Runtime {
-				got = append(got, d.Package+" on "+strings.Join(d.Platforms, ","))
+		name := tc.cuda + " " + strings.Join(b.Config.Capabilities[linuxJetson], ",")
+		for _, p := range r.Packages {
+			switch p.Name {
+			case "cuda_cudart":
+				var got []string
+				for _, d := range p.Deps {
+					if d.Runtime {
+						got = append(got, d.Package+" on "+strings.Join(d.Platforms, ","))
+					}
+				}
+				if diff := cmp.Diff(tc.edges, got); diff != "" {
+					t.Errorf("CUDA %s: cuda_cudart forward-compatibility edges (-want +got):\n%s", name, diff)
+				}
+			case "cuda_compat_orin":
+				pr, ok := p.Platforms[linuxJetson]
+				switch {
+				case !ok:
+					t.Errorf("CUDA %s: cuda_compat_orin has no answer for linux-jetson", name)
+				case tc.usable && (len(pr.Unusable) > 0 || len(pr.Files) == 0):
+					t.Errorf("CUDA %s: cuda_compat_orin on linux-jetson %+v, want usable with files", name, pr)
+				case !tc.usable && (len(pr.Unusable) != 1 || !strings.Contains(pr.Unusable[0], tc.reasonHas)):
+					t.Errorf("CUDA %s: cuda_compat_orin on linux-jetson reasons %q, want one with %q", name, pr.Unusable, tc.reasonHas)
+				}
 			}
-		}
-		want := []string{"cuda_compat on linux-x86_64,linux-sbsa", "cuda_compat_orin on linux-jetson"}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("CUDA 13.3 cuda_cudart forward-compatibility edges (-want +got):\n%s", diff)
 		}
 	}
 }

@@ -24,11 +24,15 @@ type pkg struct {
 	patches []patch
 }
 
-// when bounds a rule by CUDA version (inclusive prefixes, "" open) and by
-// target platform (on: only these; off: not these).
+// when bounds a rule by CUDA version (inclusive prefixes, "" open), by
+// target platform (on: only these; off: not these) and, with lacks set, to
+// targets the configuration builds for GPUs none of which has that
+// capability (major.minor, "8.7": a Jetson module's); a target whose
+// capabilities the batch does not name never lacks one.
 type when struct {
 	since, until string
 	on, off      []string
+	lacks        string
 }
 
 // file is one output. Shared libraries are written as the path without the
@@ -45,10 +49,15 @@ type file struct {
 }
 
 // dep is an edge. forwardCompat edges exist only when the configuration
-// asks for CUDA forward compatibility.
+// asks for CUDA forward compatibility. With onlyFor set (a capability's
+// major.minor), the edge holds on a platform only where every capability the
+// configuration builds it for is that one (or where the batch names none):
+// a Jetson module's forward-compatibility libraries replace the driver's
+// libcuda, so a binary that may run on another module must not load them.
 type dep struct {
 	sdk.Dep
 	forwardCompat bool
+	onlyFor       string
 }
 
 // unusable is a reason the package cannot be used, where its when holds.
@@ -149,6 +158,10 @@ func (d dep) headers() dep               { d.Headers = true; return d }
 func (d dep) merge() dep                 { d.Merge = true; return d }
 func (d dep) platforms(ps ...string) dep { d.Platforms = ps; return d }
 func (d dep) ifForwardCompat() dep       { d.forwardCompat = true; return d }
+func (d dep) onlyForCapability(mm string) dep {
+	d.onlyFor = mm
+	return d
+}
 
 // everywhere is an unusable reason for every platform and CUDA version.
 func everywhere(reason string) unusable { return unusable{reason: reason} }

@@ -39,6 +39,12 @@ const (
 	reasonCompatOrin = "{pkg} holds the CUDA forward-compatibility libraries for Jetson Orin (L4T) and is usable " +
 		"only on linux-jetson"
 
+	// Thor (11.0) shares linux-jetson, and its linux-sbsa archives, with
+	// Orin from CUDA 13.2; Orin's libcuda is not Thor's.
+	reasonCompatOrinNotOrin = "{pkg} holds the CUDA forward-compatibility libraries for Jetson Orin (capability 8.7), " +
+		"and this configuration builds linux-jetson for other Jetson GPUs only (Thor is capability 11.0); add " +
+		"capability 8.7 to build for Orin"
+
 	reasonDLA = "{pkg} is the CUDA interface of the deep-learning accelerator (DLA) of Jetson and DRIVE SoCs, " +
 		"usable only on linux-jetson (its CUDA 13 linux-sbsa archive is for those SoCs, not servers)"
 )
@@ -102,11 +108,15 @@ var table = map[string]pkg{
 			tool("bin/nvlink"),
 			tool("bin/bin2c"),
 			tool("bin/cudafe++"),
-			// link.stub and prelink.stub for nvcc -dlink. NVIDIA's nvcc 13.3
-			// wheel has them (bin/crt); its 13.0 wheel has not, and 13.1 and
-			// 13.2 are not confirmed: not claimed there.
+			// nvcc runs it for -arch=native, to ask the build machine's
+			// GPU. Every CUDA 13 nvcc wheel has it; CUDA 12's wheels carry
+			// no tools, so it is not claimed there unconfirmed.
+			tool("bin/__nvcc_device_query").from("13.0"),
+			// link.stub and prelink.stub for nvcc -dlink. Every nvcc wheel
+			// of CUDA 13 has them (bin/crt) but 13.0.0's (nvcc 13.0.48);
+			// 13.0.1 (nvcc 13.0.88) has them again.
 			data("bin/crt", sdk.Exec).through("12"),
-			data("bin/crt", sdk.Exec).from("13.3"),
+			data("bin/crt", sdk.Exec).from("13.0.1"),
 			// include/ holds crt/, fatbinary_section.h, nvPTXCompiler.h...:
 			// what nvcc compiles against, so Target. From 13.0 crt is
 			// cuda_crt's and the PTX compiler libnvptxcompiler's.
@@ -164,8 +174,9 @@ var table = map[string]pkg{
 	},
 	"cuda_tileiras": {
 		about: "tileiras, the CUDA Tile IR assembler (Tile IR bytecode to cubin), new in 13.1",
-		// nvidia-cuda-tileiras 13.3.36 holds bin/tileiras alone.
-		files: []file{tool("bin/tileiras")},
+		// nvidia-cuda-tileiras 13.3.36 holds bin/tileiras alone; from
+		// 13.4 (13.4.59) also tileirdisasm, its disassembler.
+		files: []file{tool("bin/tileiras"), tool("bin/tileirdisasm").from("13.4")},
 	},
 	"cuda_ctadvisor": {
 		about: "ctadvisor, the compile-time advisor that reads nvcc's traces (new in 13.0)",
@@ -205,7 +216,9 @@ var table = map[string]pkg{
 			// From 13.1 cuda_compat is the data-center driver's, and Orin's
 			// is cuda_compat_orin.
 			edge("cuda_compat").since("13.1").runtime().platforms(linuxX86, linuxSBSA).ifForwardCompat(),
-			edge("cuda_compat_orin").since("13.1").runtime().platforms(linuxJetson).ifForwardCompat(),
+			// Only for a build for Orin alone: a binary that may also run
+			// on Thor must not load Orin's libcuda.
+			edge("cuda_compat_orin").since("13.1").runtime().platforms(linuxJetson).ifForwardCompat().onlyForCapability("8.7"),
 		},
 		// NVIDIA's static runtime (and culibos in it through 12.x) needs
 		// these on the link line (nvcc adds them for -cudart static).
@@ -348,7 +361,10 @@ var table = map[string]pkg{
 			solib("compat/libcuda", soFixed("1")),
 			solib("compat/libnvidia-ptxjitcompiler", soFixed("1")),
 		},
-		unusable: []unusable{{when: when{off: []string{linuxJetson}}, reason: reasonCompatOrin}},
+		unusable: []unusable{
+			{when: when{off: []string{linuxJetson}}, reason: reasonCompatOrin},
+			{when: when{on: []string{linuxJetson}, lacks: "8.7"}, reason: reasonCompatOrinNotOrin},
+		},
 	},
 
 	// --- Math and media libraries ---

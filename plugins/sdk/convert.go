@@ -27,7 +27,7 @@ func fromStringLists(m map[string]*pb.StringList) map[string][]string {
 func batchToPB(b *Batch) *pb.FixupRequest {
 	req := &pb.FixupRequest{Cuda: b.CUDA, Product: b.Product, Config: &pb.Config{
 		CudaVersions: b.Config.CUDAVersions, ForwardCompat: b.Config.ForwardCompat, Exec: b.Config.Exec,
-		Targets: b.Config.Targets, Capabilities: stringLists(b.Config.Capabilities)}}
+		Targets: b.Config.Targets, Capabilities: stringLists(b.Config.Capabilities), DefaultCapabilityTargets: b.Config.DefaultCapabilityTargets}}
 	for _, p := range b.Packages {
 		pp := &pb.Package{Name: p.Name, Manifest: p.Manifest, Product: p.Product, Release: p.Release, Version: p.Version,
 			Unavailable: stringLists(p.Unavailable)}
@@ -50,7 +50,7 @@ func batchFromPB(req *pb.FixupRequest) *Batch {
 	c := req.GetConfig()
 	b := &Batch{CUDA: req.GetCuda(), Product: req.GetProduct(), Config: Config{
 		CUDAVersions: c.GetCudaVersions(), ForwardCompat: c.GetForwardCompat(), Exec: c.GetExec(),
-		Targets: c.GetTargets(), Capabilities: fromStringLists(c.GetCapabilities())}}
+		Targets: c.GetTargets(), Capabilities: fromStringLists(c.GetCapabilities()), DefaultCapabilityTargets: c.GetDefaultCapabilityTargets()}}
 	for _, p := range req.GetPackages() {
 		pp := Package{Name: p.GetName(), Manifest: p.GetManifest(), Product: p.GetProduct(), Release: p.GetRelease(),
 			Version: p.GetVersion(), Unavailable: fromStringLists(p.GetUnavailable())}
@@ -85,7 +85,7 @@ func resultToPB(r *Result) *pb.FixupResponse {
 		var sent []string // platforms whose files went on the wire, in order
 		for _, name := range slices.Sorted(maps.Keys(p.Platforms)) {
 			pr := p.Platforms[name]
-			out := &pb.PlatformResult{Unusable: pr.Unusable, Generic: pr.Generic}
+			out := &pb.PlatformResult{Unusable: pr.Unusable, Generic: pr.Generic, JudgedCapabilities: pr.Judged}
 			for _, prev := range sent {
 				if len(pr.Files) > 0 && slices.Equal(p.Platforms[prev].Files, pr.Files) {
 					out.SameFilesAs = prev
@@ -128,7 +128,7 @@ func resultFromPB(resp *pb.FixupResponse) (*Result, error) {
 			files[name] = fs
 		}
 		for name, pr := range p.GetPlatforms() {
-			out := PlatformResult{Unusable: pr.GetUnusable(), Files: files[name], Generic: pr.GetGeneric()}
+			out := PlatformResult{Unusable: pr.GetUnusable(), Files: files[name], Generic: pr.GetGeneric(), Judged: pr.GetJudgedCapabilities()}
 			if same := pr.GetSameFilesAs(); same != "" {
 				src, ok := p.GetPlatforms()[same]
 				if !ok || src.GetSameFilesAs() != "" || len(pr.GetFiles()) > 0 {

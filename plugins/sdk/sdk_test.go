@@ -18,7 +18,8 @@ func (echo) Describe() sdk.Description {
 
 // Fixup answers every package with one header folder, a dependency and an
 // unusable platform, echoing what it received so the test sees the batch
-// crossed the wire intact.
+// crossed the wire intact (the default-capability targets come back as
+// judged capabilities).
 func (echo) Fixup(_ context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	r := &sdk.Result{}
 	for _, p := range b.Packages {
@@ -27,7 +28,7 @@ func (echo) Fixup(_ context.Context, b *sdk.Batch) (*sdk.Result, error) {
 			Deps: []sdk.Dep{{Package: other(b), Release: "1.2", Runtime: true, Since: b.CUDA, Platforms: b.Config.Targets}},
 			Platforms: map[string]sdk.PlatformResult{
 				p.Archives[0].Platform: {Files: []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target},
-					{Path: "lib/libdemo.so.1", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libdemo.so.1"}}},
+					{Path: "lib/libdemo.so.1", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libdemo.so.1"}}, Judged: b.Config.DefaultCapabilityTargets},
 				"linux-sbsa": {Unusable: []string{p.Unavailable["linux-sbsa"][0] + " (echoed)"}},
 			},
 		})
@@ -55,7 +56,8 @@ func TestRoundTripOverGRPC(t *testing.T) {
 		t.Errorf("Describe = %+v", d)
 	}
 	b := &sdk.Batch{CUDA: "12.4.1", Product: "demo",
-		Config: sdk.Config{Targets: []string{"linux-x86_64", "linux-sbsa"}, Capabilities: map[string][]string{"linux-x86_64": {"8.0"}}},
+		Config: sdk.Config{Targets: []string{"linux-x86_64", "linux-sbsa"}, Capabilities: map[string][]string{"linux-x86_64": {"8.0"}},
+			DefaultCapabilityTargets: []string{"linux-sbsa"}},
 		Packages: []sdk.Package{{Name: "demo", Manifest: "demo", Product: "demo", Release: "1.2.3", Version: "1.2.3.4",
 			Archives:    []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64", Variant: "cuda12", RelativePath: "demo/a.tar.xz", SHA256: "ab"}},
 			Unavailable: map[string][]string{"linux-sbsa": {"no sbsa archive"}}}},
@@ -70,12 +72,47 @@ func TestRoundTripOverGRPC(t *testing.T) {
 		Deps: []sdk.Dep{{Package: "other", Release: "1.2", Runtime: true, Since: "12.4.1", Platforms: []string{"linux-x86_64", "linux-sbsa"}}},
 		Platforms: map[string]sdk.PlatformResult{
 			"linux-x86_64": {Files: []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target},
-				{Path: "lib/libdemo.so.1", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libdemo.so.1"}}},
+				{Path: "lib/libdemo.so.1", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libdemo.so.1"}}, Judged: []string{"linux-sbsa"}},
 			"linux-sbsa": {Unusable: []string{"no sbsa archive (echoed)"}},
 		},
 	}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// floor80 rules out every capability below 8.0, one reason each.
+func floor80(caps []string) []string {
+	var out []string
+	for _, c := range caps {
+		if c < "8.0" { // the test's names are all one digit, a dot, one digit
+			out = append(out, c+" is too old")
+		}
+	}
+	return out
+}
+
+func TestJudgeCapabilities(t *testing.T) {
+	cfg := sdk.Config{Capabilities: map[string][]string{
+		"user": {"7.5", "8.0", "8.6"}, "mixed": {"7.0", "7.5", "8.0", "8.6"}, "old": {"6.0", "7.0"}, "new": {"8.0", "9.0"},
+	}, DefaultCapabilityTargets: []string{"mixed", "old", "new"}}
+	for _, tt := range []struct {
+		target           string
+		unusable, judged []string
+	}{
+		// The user's capabilities all count.
+		{"user", []string{"7.5 is too old"}, nil},
+		// Defaults narrow to what the package supports.
+		{"mixed", nil, []string{"8.0", "8.6"}},
+		// Supporting none of the defaults is still unusable.
+		{"old", []string{"6.0 is too old", "7.0 is too old"}, nil},
+		// Supporting all of them needs no narrowing.
+		{"new", nil, nil},
+	} {
+		unusable, judged := cfg.JudgeCapabilities(tt.target, floor80)
+		if !cmp.Equal(unusable, tt.unusable) || !cmp.Equal(judged, tt.judged) {
+			t.Errorf("%s: unusable %q judged %q, want %q and %q", tt.target, unusable, judged, tt.unusable, tt.judged)
+		}
 	}
 }
 

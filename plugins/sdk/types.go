@@ -141,6 +141,38 @@ type Config struct {
 	Targets       []string
 	// Capabilities per target platform name, for the batch's CUDA version.
 	Capabilities map[string][]string
+	// DefaultCapabilityTargets are the targets whose Capabilities are the
+	// CUDA version's defaults, not the user's; JudgeCapabilities narrows
+	// them to what a package supports.
+	DefaultCapabilityTargets []string
+}
+
+// JudgeCapabilities judges a package against the capabilities of a target.
+// reasons says why the package cannot serve the capabilities it is given
+// (nothing when it can), one reason per capability it rules out.
+//
+// Capabilities the user named all count: every reason is returned, and the
+// package is unusable there. Default capabilities are the tool's guess, not
+// the user's GPUs, so a package is judged against the defaults it supports:
+// judged lists them when that is fewer than all (nothing is returned as
+// unusable then), and the binary still builds for every default. Only a
+// package that supports none of the defaults is unusable, with every
+// reason.
+func (c Config) JudgeCapabilities(target string, reasons func(caps []string) []string) (unusable, judged []string) {
+	caps := c.Capabilities[target]
+	all := reasons(caps)
+	if len(all) == 0 || !slices.Contains(c.DefaultCapabilityTargets, target) {
+		return all, nil
+	}
+	for _, cp := range caps {
+		if len(reasons([]string{cp})) == 0 {
+			judged = append(judged, cp)
+		}
+	}
+	if len(judged) == 0 {
+		return all, nil
+	}
+	return nil, judged
 }
 
 // Batch is one call's input: one CUDA version, one product.
@@ -257,6 +289,10 @@ type PlatformResult struct {
 	Files []File
 	// Unusable, when not empty, says why the package cannot be used there.
 	Unusable []string
+	// Judged are the default capabilities the package was judged against
+	// when it supports fewer than all (Config.JudgeCapabilities); empty
+	// when it was judged against every capability of the target.
+	Judged []string
 	// Generic says the plugin does not know the package (a package NVIDIA
 	// added after the plugin was written): the host serves it from the
 	// archive's conventional layout, headers from include/, shared libraries

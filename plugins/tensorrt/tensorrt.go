@@ -95,13 +95,21 @@ func fixPackage(b *sdk.Batch, cuda version.Version, set setIndex, p sdk.Package)
 		if r := cudaReason(p.Version, cuda, builtWith(a.RelativePath), a.Key); r != "" {
 			pr.Unusable = append(pr.Unusable, r)
 		}
-		if r := capabilityReason(rel, p.Version, b.Config.Capabilities[a.Platform]); r != "" {
-			pr.Unusable = append(pr.Unusable, r)
-		}
+		capReasons, judged := b.Config.JudgeCapabilities(a.Platform, func(caps []string) []string {
+			if r := capabilityReason(rel, p.Version, caps); r != "" {
+				return []string{r}
+			}
+			return nil
+		})
+		pr.Unusable = append(pr.Unusable, capReasons...)
 		if want, ok := needCudnn[a.Platform]; ok && !set.hasRelease("cudnn", version.MustParse(want)) {
 			pr.Unusable = append(pr.Unusable, fmt.Sprintf(
 				"TensorRT %s loads cuDNN %s (libcudnn.so.%s) for its cuDNN-backed layers and plugins, but this set has %s and no cuDNN %s",
 				p.Version, want, strings.SplitN(want, ".", 2)[0], set.describe("cudnn", "cuDNN"), want))
+		}
+		if len(pr.Unusable) == 0 {
+			// The host takes judged capabilities only from a usable package.
+			pr.Judged = judged
 		}
 		if strings.HasPrefix(a.Platform, "windows-") {
 			// As the redist plugin: no Windows file is claimed (doc.go

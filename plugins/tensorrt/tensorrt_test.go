@@ -395,6 +395,12 @@ func TestCapabilities(t *testing.T) {
 	if d := cmp.Diff([]string{want}, fixup(t, b)["tensorrt_10_8"].Platforms["linux-x86_64"].Unusable); d != "" {
 		t.Errorf("10.8 with Pascal and Volta (-want +got):\n%s", d)
 	}
+	// CUDA 12.2's defaults have Pascal and Volta, which nobody chose: the
+	// default TensorRT is judged against the defaults from 7.5 on.
+	pr := fixup(t, fx.Batch(t, "tensorrt", "12.2.2", []string{"linux-x86_64"}))["tensorrt"].Platforms["linux-x86_64"]
+	if len(pr.Unusable) != 0 || strings.Join(pr.Judged, ",") != "7.5,8.0,8.6,8.9,9.0" {
+		t.Errorf("tensorrt with CUDA 12.2.2's defaults: unusable %q, judged against %q", pr.Unusable, pr.Judged)
+	}
 }
 
 func TestCudnnOfAnotherVersion(t *testing.T) {

@@ -30,7 +30,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/google/renameio/v2/maybe"
 
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/source"
@@ -103,7 +103,7 @@ func rebuild(from, out, date string, products []string) (string, error) {
 		snapshot.InfoFile:    info.Marshal(),
 		snapshot.SourcesFile: sources,
 	} {
-		if err := renameio.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
+		if err := maybe.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
 			return "", err
 		}
 	}

@@ -2,24 +2,40 @@ package wheelfiles
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
+	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
-// Check runs fixer on the real batch of every listed wheel of product (the
-// CUDA release of the listing, for the target platform of its arch) and
-// fails t on every difference Compare finds between the answer for the
-// wheel's packages of its release and the wheel's files.
+// Check runs fixer on the batch of every listed wheel of product at every
+// release that ships it (Release and Also; the CUDA release of the listing,
+// for the target platform of its arch) and fails t on every difference
+// Compare finds between the answer for the wheel's packages of that release
+// and the wheel's files.
+//
+// The batch is the real one where ../shared has the release's manifest, and
+// the listed wheel must then be the manifest's version. Point releases that
+// have wheels on PyPI but no manifest here (CUDA 13.0.1, 13.1, 13.2) get a
+// batch made of their listed wheels: the packages those wheels are, at the
+// wheels' versions, each with an archive for the wheel's platform. That is
+// what NVIDIA's manifest of the release holds for them, so the tables are
+// checked at every release whose files are known, and a range boundary
+// placed at the wrong point release fails.
 func Check(t *testing.T, env fixuptest.Env, fixer sdk.Fixer, product string) {
 	t.Helper()
 	ls, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	type key struct{ cuda, platform string }
+	manifests := shared.Manifests(t)
+	type key struct{ release, cuda, platform string }
 	batches := map[key]*sdk.Batch{}
 	results := map[key]*sdk.Result{}
 	n := 0
@@ -27,53 +43,115 @@ func Check(t *testing.T, env fixuptest.Env, fixer sdk.Fixer, product string) {
 		if l.Product != product {
 			continue
 		}
-		n++
-		cuda := l.CUDA
-		if cuda == "" {
-			cuda = l.Release
-		}
-		k := key{cuda, l.Platform()}
-		if _, ok := batches[k]; !ok {
-			b := env.Batch(t, product, cuda, []string{l.Platform()})
-			r, err := fixer.Fixup(context.Background(), b)
-			if err != nil {
-				t.Fatalf("%s: Fixup(CUDA %s): %v", l.Key(), cuda, err)
+		for _, release := range l.Releases() {
+			n++
+			cuda := l.CUDA
+			if cuda == "" {
+				cuda = release
 			}
-			batches[k], results[k] = b, r
-		}
-		byName := map[string]sdk.PackageResult{}
-		for _, p := range results[k].Packages {
-			byName[p.Name] = p
-		}
-		var own, all []sdk.File
-		found := map[string]bool{}
-		for _, p := range batches[k].Packages {
-			if p.Release != l.Release {
-				continue
+			_, err := os.Stat(filepath.Join(manifests, product, "redistrib_"+release+".json"))
+			real := err == nil
+			k := key{cuda: cuda, platform: l.Platform()}
+			if !real {
+				k.release = release // a batch of this release's wheels only
 			}
-			pr := byName[p.Name].Platforms[l.Platform()]
-			all = append(all, pr.Files...)
-			// The package under its default name and its versioned one
-			// (cudnn, cudnn_9_1) answer alike; one is enough.
-			if !slices.Contains(l.Packages, p.Manifest) || found[p.Manifest] {
-				continue
+			if _, ok := batches[k]; !ok {
+				var b *sdk.Batch
+				if real {
+					b = env.Batch(t, product, cuda, []string{l.Platform()})
+				} else {
+					b = WheelBatch(ls, product, release, cuda, l.Arch)
+				}
+				r, err := fixer.Fixup(context.Background(), b)
+				if err != nil {
+					t.Fatalf("%s: Fixup(CUDA %s): %v", l.Key(), cuda, err)
+				}
+				batches[k], results[k] = b, r
 			}
-			found[p.Manifest] = true
-			if len(pr.Unusable) > 0 && len(pr.Files) == 0 {
-				t.Errorf("%s: %s %s is unusable on %s: %q", l.Key(), p.Manifest, p.Release, l.Platform(), pr.Unusable)
-			}
-			own = append(own, pr.Files...)
-		}
-		for _, m := range l.Packages {
-			if !found[m] {
-				t.Errorf("%s: the %s batch of CUDA %s has no package %s of release %s", l.Key(), product, cuda, m, l.Release)
-			}
-		}
-		for _, msg := range Compare(l, own, all, Allowed) {
-			t.Errorf("%s %s %v: %s", product, l.Release, l.Packages, msg)
+			checkOne(t, l, release, cuda, batches[k], results[k])
 		}
 	}
 	if n == 0 {
 		t.Fatalf("no %s wheel listings", product)
 	}
+}
+
+func checkOne(t *testing.T, l Listing, release, cuda string, b *sdk.Batch, res *sdk.Result) {
+	t.Helper()
+	byName := map[string]sdk.PackageResult{}
+	for _, p := range res.Packages {
+		byName[p.Name] = p
+	}
+	var own, all []sdk.File
+	found := map[string]bool{}
+	for _, p := range b.Packages {
+		if p.Release != release {
+			continue
+		}
+		pr := byName[p.Name].Platforms[l.Platform()]
+		all = append(all, pr.Files...)
+		// The package under its default name and its versioned one
+		// (cudnn, cudnn_9_1) answer alike; one is enough.
+		if !slices.Contains(l.Packages, p.Manifest) || found[p.Manifest] {
+			continue
+		}
+		found[p.Manifest] = true
+		if !SameVersion(l.Version, p.Version) {
+			t.Errorf("%s: %s %s is version %s in its manifest, not the wheel's", l.Key(), p.Manifest, release, p.Version)
+		}
+		if len(pr.Unusable) > 0 && len(pr.Files) == 0 {
+			t.Errorf("%s: %s %s is unusable on %s: %q", l.Key(), p.Manifest, release, l.Platform(), pr.Unusable)
+		}
+		own = append(own, pr.Files...)
+	}
+	for _, m := range l.Packages {
+		if !found[m] {
+			t.Errorf("%s: the %s batch of CUDA %s has no package %s of release %s", l.Key(), l.Product, cuda, m, release)
+		}
+	}
+	for _, msg := range Compare(l, own, all, Allowed) {
+		t.Errorf("%s %s %v: %s", l.Product, release, l.Packages, msg)
+	}
+}
+
+// WheelBatch is the batch of product for a release that has no manifest
+// here: one package per manifest package of the listed wheels of that
+// release and arch, at the wheel's version, with an archive for the wheel's
+// platform.
+func WheelBatch(ls []Listing, product, release, cuda, arch string) *sdk.Batch {
+	b := &sdk.Batch{CUDA: cuda, Product: product}
+	seen := map[string]bool{}
+	for _, l := range ls {
+		if l.Product != product || l.Arch != arch || !slices.Contains(l.Releases(), release) {
+			continue
+		}
+		b.Config.Targets = []string{l.Platform()}
+		for _, m := range l.Packages {
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			v := wheelVersion(l.Version)
+			b.Packages = append(b.Packages, sdk.Package{Name: m, Manifest: m, Product: product, Release: release, Version: v,
+				Archives: []sdk.Archive{{Platform: l.Platform(), Key: l.Platform(), RelativePath: l.File, SHA256: l.SHA256}}})
+			b.SetPackages = append(b.SetPackages, sdk.SetPackage{Name: m, Manifest: m, Product: product, Release: release, Version: v})
+		}
+	}
+	b.Config.CUDAVersions = []string{cuda}
+	return b
+}
+
+var postRelease = regexp.MustCompile(`\.post\d+$`)
+
+// wheelVersion is the component version a wheel's version stands for: a
+// .postN rebuild is the same component.
+func wheelVersion(v string) string { return postRelease.ReplaceAllString(v, "") }
+
+// SameVersion reports whether a wheel of version wheel is the manifest
+// component of version manifest: the same, but for a .postN wheel rebuild,
+// or a release the manifest writes with more parts (cuTENSOR's wheel 2.3.1
+// is the manifest's 2.3.1.0).
+func SameVersion(wheel, manifest string) bool {
+	w := wheelVersion(wheel)
+	return w == manifest || strings.HasPrefix(manifest, w+".")
 }

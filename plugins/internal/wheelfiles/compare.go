@@ -33,6 +33,10 @@ var moves = []move{
 	// bin/ too) in the wheels, in compute-sanitizer/ in the archive.
 	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api(-cu12)?$`), from: "lib/", to: "compute-sanitizer/"},
 	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api(-cu12)?$`), from: "bin/libsanitizer-collection.so", to: "compute-sanitizer/libsanitizer-collection.so"},
+	// 13.4.92's aarch64 wheel adds compute-sanitizer's process launcher
+	// helpers (TreeLauncherSubreaper, TreeLauncherTargetLdPreloadHelper)
+	// beside it in bin/; the archive keeps the tool's files together.
+	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api$`), from: "bin/TreeLauncher", to: "compute-sanitizer/TreeLauncher"},
 }
 
 // archivePath is where the archive keeps a wheel's file.
@@ -123,6 +127,11 @@ func Compare(l Listing, own, all []sdk.File, allow []Allow) []string {
 			missing = !hasUnder(f.Path)
 		case sdk.Binary:
 			missing = !files[f.Path]
+		case sdk.Data:
+			// A data file or folder (bin/crt, nvvm/libdevice): claimed
+			// where the wheel has none, a build that reads it fails
+			// (nvcc -dlink without bin/crt/link.stub).
+			missing = !hasUnder(f.Path)
 		default:
 			continue
 		}
@@ -156,8 +165,26 @@ func Compare(l Listing, own, all []sdk.File, allow []Allow) []string {
 		}
 		if IsSharedLib(p) && !named[path.Base(p)] && !inData && !allowed(allow, l, p) {
 			out = append(out, fmt.Sprintf("%s: the wheel has shared library %s, which no package names", l.Key(), p))
+			continue
+		}
+		if !IsSharedLib(p) && !claimed(all, p) && !allowed(allow, l, p) {
+			out = append(out, fmt.Sprintf("%s: the wheel has %s, which no package claims", l.Key(), p))
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// claimed reports whether a file of a wheel (archive layout) is one of the
+// files, or lies in a folder, that a package claims.
+func claimed(all []sdk.File, p string) bool {
+	for _, f := range all {
+		if f.Kind == sdk.SharedLib {
+			continue // by SONAME, above
+		}
+		if p == f.Path || strings.HasPrefix(p, f.Path+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -17,14 +17,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
 // Listing is the file list of one wheel.
 type Listing struct {
 	// What the wheel is, from wheels.txt.
-	Product  string   `json:"product"`        // cuda, cudnn, cutensor, cusparselt, cudss, tensorrt
-	Release  string   `json:"release"`        // the manifest's release: 12.4.1, 9.1.1
+	Product string `json:"product"` // cuda, cudnn, cutensor, cusparselt, cudss, tensorrt
+	Release string `json:"release"` // the manifest's release: 12.4.1, 9.1.1
+	// Also are the later releases of the product that ship the same
+	// wheel (CUDA 13.0.2 keeps 13.0.1's nvcc 13.0.88): the check runs at
+	// each, so that a range boundary between them is caught too.
+	Also     []string `json:"also,omitempty"`
 	CUDA     string   `json:"cuda,omitempty"` // the CUDA release of the batch (products other than cuda)
 	Packages []string `json:"packages"`       // the manifest packages it corresponds to
 	Arch     string   `json:"arch"`           // x86_64 or aarch64
@@ -73,14 +78,18 @@ func Load() ([]Listing, error) {
 	return f.Listings, nil
 }
 
+// Releases are the listing's release and those that ship the same wheel.
+func (l Listing) Releases() []string { return append([]string{l.Release}, l.Also...) }
+
 // Spec is one line of wheels.txt.
 type Spec struct {
 	Product, Release, CUDA, Arch, Wheel, Version string
-	Packages                                     []string
+	Also, Packages                               []string
 }
 
-// ParseSpecs reads wheels.txt: "product release[@cuda] arch wheel==version
-// package[,package]" per line, # comments.
+// ParseSpecs reads wheels.txt: "product release[,release...][@cuda] arch
+// wheel==version package[,package]" per line, # comments. Several releases
+// are the ones that ship the same wheel, in order; the first is Release.
 func ParseSpecs(text string) ([]Spec, error) {
 	var out []Spec
 	for i, line := range strings.Split(text, "\n") {
@@ -95,6 +104,16 @@ func ParseSpecs(text string) ([]Spec, error) {
 		s := Spec{Product: f[0], Release: f[1], Arch: f[2], Packages: strings.Split(f[4], ",")}
 		if r, c, ok := strings.Cut(s.Release, "@"); ok {
 			s.Release, s.CUDA = r, c
+		}
+		rels := strings.Split(s.Release, ",")
+		for j, r := range rels {
+			if r == "" || slices.Contains(rels[:j], r) {
+				return nil, fmt.Errorf("wheels.txt:%d: release list %q has an empty or repeated release", i+1, s.Release)
+			}
+		}
+		s.Release, s.Also = rels[0], rels[1:]
+		if len(s.Also) == 0 {
+			s.Also = nil
 		}
 		var ok bool
 		if s.Wheel, s.Version, ok = strings.Cut(f[3], "=="); !ok {

@@ -74,7 +74,12 @@ func TestParseSpecs(t *testing.T) {
 		s.Wheel != "nvidia-cudnn-cu12" || s.Version != "9.1.1.17" || len(s.Packages) != 1 {
 		t.Errorf("ParseSpecs: %+v", s)
 	}
-	for _, bad := range []string{"cuda 12.4.1 x86_64 nvidia-cublas-cu12 libcublas", "cuda 12.4.1 ppc64le a==1 b", "cuda 12.4.1 x86_64 a==1"} {
+	got, err = ParseSpecs("cuda 13.0.1,13.0.2,13.0.3 x86_64 nvidia-cuda-nvcc==13.0.88 cuda_nvcc\ncuda 13.0.0 x86_64 nvidia-cuda-nvcc==13.0.48 cuda_nvcc\n")
+	if err != nil || len(got) != 2 || got[0].Release != "13.0.1" || strings.Join(got[0].Also, ",") != "13.0.2,13.0.3" || got[1].Also != nil {
+		t.Errorf("ParseSpecs(release list): %+v, %v", got, err)
+	}
+	for _, bad := range []string{"cuda 12.4.1 x86_64 nvidia-cublas-cu12 libcublas", "cuda 12.4.1 ppc64le a==1 b", "cuda 12.4.1 x86_64 a==1",
+		"cuda 13.0.1,13.0.1 x86_64 a==1 b", "cuda 13.0.1, x86_64 a==1 b"} {
 		if _, err := ParseSpecs(bad); err == nil {
 			t.Errorf("ParseSpecs(%q) accepted", bad)
 		}

@@ -5,8 +5,11 @@ C only: no -lstdc++. The gcc version comes from the gcc_version build setting:
 "" the unversioned aarch64-linux-gnu-gcc and every gcc-cross include folder.
 """
 
-load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
-load("@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl", "feature", "flag_group", "flag_set", "tool_path")
+# All from rules_cc (Debian's 0.0.4 and 0.0.11 have them): Bazel 9 has no
+# cc_common or CcToolchainConfigInfo of its own.
+load("@rules_cc//cc:action_names.bzl", "ACTION_NAMES")
+load("@rules_cc//cc:cc_toolchain_config_lib.bzl", "feature", "flag_group", "flag_set", "tool_path")
+load("@rules_cc//cc:defs.bzl", "CcToolchainConfigInfo", "cc_common")
 
 _COMPILE = [
     ACTION_NAMES.c_compile,

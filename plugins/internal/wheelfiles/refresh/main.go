@@ -3,6 +3,11 @@
 // testdata/listings.json. Each wheel is deleted once listed.
 //
 //	go run ./plugins/internal/wheelfiles/refresh [-cache DIR] [-jobs N] [-all] [-repin] [-only SUBSTRING]
+//	go run ./plugins/internal/wheelfiles/refresh -toolkit
+//
+// -toolkit rewrites wheels.txt's cuda lines instead, from NVIDIA's
+// cuda-toolkit metapackage: every component wheel version that some CUDA
+// release from 12.0 on pins, with the releases that ship it (toolkit.go).
 //
 // A wheel that listings.json already has is pinned: pip downloads it with
 // --require-hashes against the recorded sha256, so a file replaced on PyPI
@@ -41,6 +46,7 @@ func main() {
 	repin := flag.Bool("repin", false, "accept a wheel whose sha256 differs from the recorded one")
 	only := flag.String("only", "", "refresh only the wheels whose wheels.txt line contains this")
 	dir := flag.String("dir", "plugins/internal/wheelfiles", "the wheelfiles folder")
+	toolkit := flag.Bool("toolkit", false, "rewrite wheels.txt's cuda lines from the cuda-toolkit metapackage's pins, then stop")
 	flag.Parse()
 
 	specText, err := os.ReadFile(filepath.Join(*dir, "wheels.txt"))
@@ -50,6 +56,24 @@ func main() {
 	specs, err := wheelfiles.ParseSpecs(string(specText))
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *toolkit {
+		if err := os.MkdirAll(*cache, 0o755); err != nil {
+			log.Fatal(err)
+		}
+		lines, err := toolkitLines(*cache, specs)
+		if err != nil {
+			log.Fatal(err)
+		}
+		p := filepath.Join(*dir, "wheels.txt")
+		if err := os.WriteFile(p+".tmp", []byte(replaceCudaLines(string(specText), lines)), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.Rename(p+".tmp", p); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("wrote %s: %d cuda lines", p, len(lines))
+		return
 	}
 	out := filepath.Join(*dir, "testdata", "listings.json")
 	old := map[string]wheelfiles.Listing{}
@@ -103,7 +127,7 @@ func main() {
 		l, have := old[key]
 		if have && !*all {
 			// Keep it, with what wheels.txt now says it is.
-			l.Product, l.Release, l.CUDA, l.Packages, l.Arch = s.Product, s.Release, s.CUDA, s.Packages, s.Arch
+			l.Product, l.Release, l.Also, l.CUDA, l.Packages, l.Arch = s.Product, s.Release, s.Also, s.CUDA, s.Packages, s.Arch
 			result[key] = l
 			continue
 		}
@@ -165,7 +189,7 @@ var foundLink = regexp.MustCompile(`Found link (https://\S+)`)
 // fetch downloads one wheel with pip into its own folder of cache, pinned to
 // sha256 pin when set, lists it and deletes it.
 func fetch(cache string, s wheelfiles.Spec, pin string) (wheelfiles.Listing, error) {
-	l := wheelfiles.Listing{Product: s.Product, Release: s.Release, CUDA: s.CUDA, Packages: s.Packages, Arch: s.Arch,
+	l := wheelfiles.Listing{Product: s.Product, Release: s.Release, Also: s.Also, CUDA: s.CUDA, Packages: s.Packages, Arch: s.Arch,
 		Wheel: s.Wheel, Version: s.Version}
 	dir, err := os.MkdirTemp(cache, s.Wheel+"-")
 	if err != nil {

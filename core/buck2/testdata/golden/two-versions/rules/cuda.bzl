@@ -20,6 +20,27 @@ unusable = rule(
     doc = "Fails at analysis with its message: a package that cannot be used with the configured CUDA version and platform.",
 )
 
+def cuda_archive(name, urls, **kwargs):
+    """The prelude's http_archive from one of urls: the archive's sources, mirrors first, NVIDIA's last.
+
+    The prelude's http_archive fails analysis on more than one URL, so every
+    source is kept here and one is chosen: [cuda] url_index in .buckconfig
+    (default 0, the first mirror or NVIDIA's when there is none; -1 is NVIDIA's).
+
+    Args:
+      name: the target's name.
+      urls: the archive's URLs, mirrors first.
+      **kwargs: passed on to http_archive (sha256, strip_prefix, sub_targets, visibility).
+    """
+    index = read_config("cuda", "url_index", "0")
+    i = int(index)
+    if i >= len(urls) or i < -len(urls):
+        fail("[cuda] url_index = {}: expected -{} to {} (the archive's sources: {})".format(index, len(urls), len(urls) - 1, ", ".join(urls)))
+
+    # Buck2's own rule, not Bazel's repository rule the linter has in mind.
+    # buildifier: disable=http-archive
+    native.http_archive(name = name, urls = [urls[i]], **kwargs)
+
 def _cuda_tool_impl(ctx):
     # The whole archive is a hidden input, not only the tool: nvcc runs
     # ptxas, cicc and fatbinary from its own folder and reads nvcc.profile

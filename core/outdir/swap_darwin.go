@@ -1,0 +1,28 @@
+package outdir
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// exchange makes the tree at from appear at dir in one step: macOS's
+// renameatx_np(RENAME_SWAP) when dir exists (APFS and HFS+ support it since
+// macOS 10.12), RENAME_EXCL when it does not.
+func exchange(from, dir string, exists bool) error {
+	flags := uint32(unix.RENAME_EXCL)
+	if exists {
+		flags = unix.RENAME_SWAP
+	}
+	err := unix.RenameatxNp(unix.AT_FDCWD, from, unix.AT_FDCWD, dir, flags)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.ENOSYS):
+		return &noExchangeError{fmt.Errorf("renameatx_np: %w", err)}
+	case errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EBUSY):
+		return &mountError{fmt.Errorf("renameatx_np: %w", err)}
+	}
+	return err
+}

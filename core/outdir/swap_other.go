@@ -1,0 +1,21 @@
+//go:build !linux && !darwin
+
+package outdir
+
+import (
+	"errors"
+	"os"
+	"runtime"
+)
+
+// exchange: this OS has no call that swaps two folders in one step (Windows'
+// MoveFileEx replaces files, not non-empty folders). A new dir is renamed
+// into place, which is atomic; an existing one is reported as unable to
+// exchange, so Write replaces its files one by one, each atomically, and
+// says so in Stats.InPlace. docs/output.md lists what that gives up.
+func exchange(from, dir string, exists bool) error {
+	if exists {
+		return &noExchangeError{errors.New("no atomic folder exchange on " + runtime.GOOS)}
+	}
+	return os.Rename(from, dir)
+}
