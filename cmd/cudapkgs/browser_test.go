@@ -72,9 +72,8 @@ func TestReportInBrowser(t *testing.T) {
 	ws := t.TempDir()
 	page := filepath.Join(ws, "report")
 	runOK(t, "report", "--manifests", manifests, "--workspace", ws, "--out", page)
-	// Releases of every set (no package is called "-": only the products
-	// are printed), then the newest set's packages for the graph.
-	sets := querySets(t, manifests, ws, "--package", "-")
+	// Releases of every set, then the newest set's packages for the graph.
+	sets := querySets(t, manifests, ws)
 	newest := querySets(t, manifests, ws, "--cuda", sets[len(sets)-1].CUDA)[0]
 	var eval struct {
 		Targets []string `json:"targets"`

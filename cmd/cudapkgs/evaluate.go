@@ -56,7 +56,7 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 			f.options[opt.Name] = fl.String(opt.Flag, "", opt.Usage)
 		}
 	}
-	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of every plugin call")
+	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of each plugin's start and of every plugin call")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
 	fl.StringVar(&f.lock, "lock", "", "lock file the manifests are checked against: a manifest it lists must have its sha256 (default: cudapkgs.lock inside --manifests when there is one; for the download cache, cudapkgs.lock at the workspace root when there is one)")
 	fl.StringVar(&f.memory, "starlark-memory", "1GiB", "memory budget of each Starlark evaluation (the configuration, the overrides, a query, a script): bytes, or a number with KiB, MiB or GiB")
