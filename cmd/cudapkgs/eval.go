@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
@@ -100,7 +100,7 @@ const (
 )
 
 // manifestSources lists the run's sources and what each served.
-func manifestSources(e *pipeline.Run, f *configFlags) (jsonManifests, error) {
+func manifestSources(e *cudapkgs.Run, f *configFlags) (jsonManifests, error) {
 	out := jsonManifests{Served: map[string]map[string]string{}}
 	count := map[string]int{}
 	for _, m := range e.Collection.All() {
@@ -146,7 +146,7 @@ func manifestSources(e *pipeline.Run, f *configFlags) (jsonManifests, error) {
 // judged runs the package sets when a target builds default capabilities,
 // and returns what each package was judged against there:
 // judged[cuda][target][package].
-func judged(ctx context.Context, e *pipeline.Run) (map[string]map[string]map[string][]string, error) {
+func judged(ctx context.Context, e *cudapkgs.Run) (map[string]map[string]map[string][]string, error) {
 	onDefaults := false
 	for _, t := range e.Config.Targets() {
 		onDefaults = onDefaults || e.Config.CapabilitiesDefaulted(t)
@@ -174,7 +174,7 @@ func judged(ctx context.Context, e *pipeline.Run) (map[string]map[string]map[str
 	return out, nil
 }
 
-func (a *app) printConfig(ctx context.Context, e *pipeline.Run, f *configFlags) error {
+func (a *app) printConfig(ctx context.Context, e *cudapkgs.Run, f *configFlags) error {
 	c := e.Config
 	out := jsonConfig{ForwardCompat: c.ForwardCompat(), Exec: c.Exec().Name(), Capabilities: c.ExplicitCapabilities(),
 		Pins: []string{}, Mirrors: c.Mirrors(), LocalCUDA: c.LocalCUDA(), LocalComps: c.LocalComponents(), PerCUDA: map[string]map[string]jsonTarget{},

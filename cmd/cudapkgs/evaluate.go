@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/snapshot"
@@ -132,26 +132,26 @@ func cutLast(s, sep string) (before, after string, ok bool) {
 }
 
 // inputs are the run's inputs as the flags give them.
-func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
+func (f *configFlags) inputs(a *app) (cudapkgs.Inputs, error) {
 	dir := f.manifests
 	cache := dir == ""
-	var sources []pipeline.ManifestSource
+	var sources []cudapkgs.ManifestSource
 	if cache {
 		var err error
 		if sources, err = defaultSources(); err != nil {
-			return pipeline.Inputs{}, err
+			return cudapkgs.Inputs{}, err
 		}
 	}
 	if f.pluginTimeout <= 0 {
-		return pipeline.Inputs{}, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
+		return cudapkgs.Inputs{}, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
 	}
 	root, err := f.workspaceRoot()
 	if err != nil {
-		return pipeline.Inputs{}, err
+		return cudapkgs.Inputs{}, err
 	}
 	builtins, err := builtinSpecs()
 	if err != nil {
-		return pipeline.Inputs{}, err
+		return cudapkgs.Inputs{}, err
 	}
 	lock := f.lock
 	if !f.cmd.Flags().Changed("lock") {
@@ -165,7 +165,7 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 			lock = ""
 		}
 	} else if lock == "" {
-		return pipeline.Inputs{}, usagef("--lock: expected a file name")
+		return cudapkgs.Inputs{}, usagef("--lock: expected a file name")
 	}
 	keys := f.allowKeys
 	if f.cmd.Flags().Changed("allow-platform-key") && len(keys) == 0 {
@@ -173,14 +173,14 @@ func (f *configFlags) inputs(a *app) (pipeline.Inputs, error) {
 	}
 	for _, k := range keys {
 		if !platformKeyRE.MatchString(k) {
-			return pipeline.Inputs{}, usagef("--allow-platform-key %q: expected a manifest platform key such as linux-riscv64 (letters, digits, '-', '_' and '.')", k)
+			return cudapkgs.Inputs{}, usagef("--allow-platform-key %q: expected a manifest platform key such as linux-riscv64 (letters, digits, '-', '_' and '.')", k)
 		}
 	}
 	mem, err := parseByteSize(f.memory)
 	if err != nil {
-		return pipeline.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
+		return cudapkgs.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
 	}
-	in := pipeline.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
+	in := cudapkgs.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
 		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }
@@ -214,13 +214,13 @@ func parseByteSize(s string) (int64, error) {
 
 // evaluate runs the pipeline up to the evaluated configuration, its
 // plugins started; the caller closes the run.
-func (a *app) evaluate(ctx context.Context, f *configFlags) (*pipeline.Run, error) {
+func (a *app) evaluate(ctx context.Context, f *configFlags) (*cudapkgs.Run, error) {
 	in, err := f.inputs(a)
 	if err != nil {
 		return nil, err
 	}
-	r, err := pipeline.Evaluate(ctx, in)
-	var ce *pipeline.ConfigError
+	r, err := cudapkgs.Evaluate(ctx, in)
+	var ce *cudapkgs.ConfigError
 	if errors.As(err, &ce) {
 		if noRelease(ce.Err) {
 			return nil, usageError{fmt.Errorf("%w; %s", ce.Err, threeWays)}
@@ -236,7 +236,7 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*pipeline.Run, erro
 // checkedSets are the run's sets, the installed CUDA a --local-cuda names
 // checked against them as generate checks it: a command that does not
 // write the install's files still refuses one it could not use.
-func checkedSets(ctx context.Context, e *pipeline.Run) ([]*pkgset.Set, error) {
+func checkedSets(ctx context.Context, e *cudapkgs.Run) ([]*pkgset.Set, error) {
 	sets, err := e.Sets(ctx)
 	if err != nil {
 		return nil, err
@@ -301,16 +301,16 @@ const (
 
 // defaultSources are the download cache, when there is one, merged over the
 // snapshot built into this binary: the cache wins per (product, release).
-func defaultSources() ([]pipeline.ManifestSource, error) {
-	var srcs []pipeline.ManifestSource
+func defaultSources() ([]cudapkgs.ManifestSource, error) {
+	var srcs []cudapkgs.ManifestSource
 	if dir := defaultManifestsDir(); dir != "" {
-		srcs = append(srcs, pipeline.ManifestSource{Name: sourceCache, Dir: dir, Optional: true})
+		srcs = append(srcs, cudapkgs.ManifestSource{Name: sourceCache, Dir: dir, Optional: true})
 	}
 	info, err := snapshot.Embedded()
 	if err != nil {
 		return nil, fmt.Errorf("the snapshot built into cudapkgs: %w", err)
 	}
-	srcs = append(srcs, pipeline.ManifestSource{Name: sourceSnapshot, FS: snapshot.FS, Digest: info.ArchiveSHA256})
+	srcs = append(srcs, cudapkgs.ManifestSource{Name: sourceSnapshot, FS: snapshot.FS, Digest: info.ArchiveSHA256})
 	return srcs, nil
 }
 

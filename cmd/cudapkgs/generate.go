@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/outdir"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
@@ -68,7 +68,7 @@ generate says so once (cudapkgs manifests fetch gets newer ones).`,
 		if format != "bazel" && format != "buck2" {
 			return usagef("--format %q: expected bazel or buck2", format)
 		}
-		_, err := a.generate(cmd, f, out, name, pipeline.Format(format), force)
+		_, err := a.generate(cmd, f, out, name, cudapkgs.Format(format), force)
 		return err
 	}
 	return cmd
@@ -77,7 +77,7 @@ generate says so once (cudapkgs manifests fetch gets newer ones).`,
 // generate writes the repository (or cell) of the package sets to out,
 // unless out is up to date with the run's inputs and force is false: the
 // work of generate, shared with init. upToDate says that nothing was done.
-func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, format pipeline.Format, force bool) (upToDate bool, err error) {
+func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, format cudapkgs.Format, force bool) (upToDate bool, err error) {
 	// The inputs known before evaluating (flags, binary, manifests) are
 	// hashed first: a manifest that changes during the run makes the
 	// next run regenerate rather than trust this one's output.
@@ -100,7 +100,7 @@ func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, for
 		return false, err
 	}
 	tree, local, err := e.Generate(sets, format, name)
-	var ce *pipeline.ConfigError
+	var ce *cudapkgs.ConfigError
 	if errors.As(err, &ce) {
 		return false, usageError{ce.Err}
 	}
@@ -185,7 +185,7 @@ const snapshotMaxAge = 180 * 24 * time.Hour
 // noteOldSnapshot says, once, when the snapshot built into cudapkgs served
 // a release and is more than snapshotMaxAge old: NVIDIA has likely
 // published newer manifests, which manifests fetch would put in the cache.
-func (a *app) noteOldSnapshot(e *pipeline.Run) {
+func (a *app) noteOldSnapshot(e *cudapkgs.Run) {
 	served := false
 	for _, m := range e.Collection.All() {
 		served = served || e.Collection.Origin(m) == sourceSnapshot

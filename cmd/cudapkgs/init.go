@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/workspace"
 	"github.com/cudapkgs/cudapkgs/starlark"
 )
@@ -102,7 +102,7 @@ func (a *app) init(cmd *cobra.Command, f *configFlags, out, name string, force b
 	} else if err != nil {
 		return err
 	}
-	upToDate, err := a.generate(cmd, f, absOut, name, pipeline.Bazel, force)
+	upToDate, err := a.generate(cmd, f, absOut, name, cudapkgs.Bazel, force)
 	if err != nil {
 		if wroteStar {
 			// Nothing half-done: the configuration goes with the repository.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
@@ -82,8 +82,8 @@ manifest.`,
 		if err != nil {
 			return err
 		}
-		plugins, err := pipeline.Plugins(cmd.Context(), in)
-		var ce *pipeline.ConfigError
+		plugins, err := cudapkgs.Plugins(cmd.Context(), in)
+		var ce *cudapkgs.ConfigError
 		if errors.As(err, &ce) {
 			return usageError{ce.Err}
 		}

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/report"
@@ -23,7 +23,7 @@ func cells(t *testing.T, o config.Options) map[string]report.Cell {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r, err := pipeline.Evaluate(ctx, pipeline.Inputs{Manifests: shared.Manifests(t), Workspace: t.TempDir(), Builtins: specs,
+	r, err := cudapkgs.Evaluate(ctx, cudapkgs.Inputs{Manifests: shared.Manifests(t), Workspace: t.TempDir(), Builtins: specs,
 		Layers: []config.Layer{config.Literal{From: "test", Options: o}}})
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/file"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/report"
@@ -63,7 +63,7 @@ package, its product, version and, per target platform, the archive that serves 
 		if expr != "" {
 			v, err := starlark.Query(cmd.Context(), e.Interp, expr, sets)
 			if err != nil {
-				return &pipeline.StarlarkError{Err: err}
+				return &cudapkgs.StarlarkError{Err: err}
 			}
 			out, err := starlark.ToJSON(v)
 			if err != nil {
@@ -430,7 +430,7 @@ value main() returns, or else the script's global result. See docs/starlark.md.`
 		}
 		v, err := starlark.Run(cmd.Context(), e.Interp, args[0], sets)
 		if err != nil {
-			return &pipeline.StarlarkError{Err: err}
+			return &cudapkgs.StarlarkError{Err: err}
 		}
 		out, err := starlark.ToJSON(v)
 		if err != nil {

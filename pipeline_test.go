@@ -1,4 +1,4 @@
-package pipeline_test
+package cudapkgs_test
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/outdir"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -59,10 +59,10 @@ func Example() {
 	}
 	defer os.RemoveAll(out)
 
-	run, err := pipeline.Evaluate(ctx, pipeline.Inputs{
+	run, err := cudapkgs.Evaluate(ctx, cudapkgs.Inputs{
 		// The snapshot of NVIDIA's manifests built into cudapkgs; a folder
 		// would be Manifests: "path/to/manifests".
-		Sources:   []pipeline.ManifestSource{{Name: "snapshot", FS: snapshot.FS}},
+		Sources:   []cudapkgs.ManifestSource{{Name: "snapshot", FS: snapshot.FS}},
 		Workspace: out, // no cudapkgs.star there: defaults and the layer below
 		Layers: []config.Layer{config.Literal{From: "example", Options: config.Options{
 			CUDA:    []string{"12.4.1"},
@@ -78,7 +78,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	tree, _, err := run.Generate(sets, pipeline.Bazel, "cuda")
+	tree, _, err := run.Generate(sets, cudapkgs.Bazel, "cuda")
 	if err != nil {
 		panic(err)
 	}
@@ -152,7 +152,7 @@ func TestThirdPartyProduct(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	run, err := pipeline.Evaluate(ctx, pipeline.Inputs{
+	run, err := cudapkgs.Evaluate(ctx, cudapkgs.Inputs{
 		Manifests: manifests,
 		Workspace: dir,
 		Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{
@@ -178,7 +178,7 @@ func TestThirdPartyProduct(t *testing.T) {
 	if got := sets[0].Releases["acme"]; got.String() != "1.0.0" {
 		t.Errorf("acme release = %v", got)
 	}
-	tree, _, err := run.Generate(sets, pipeline.Bazel, "cuda")
+	tree, _, err := run.Generate(sets, cudapkgs.Bazel, "cuda")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,14 +199,14 @@ func TestBlame(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "cudapkgs.star"), "cuda_versions([\"12.4.1\"])\npin(\"cudnn\", \"8.9\")\npin(\"cudnn\", \"1.2\")\n")
 	eval := func(layers ...config.Layer) error {
-		r, err := pipeline.Evaluate(context.Background(), pipeline.Inputs{Manifests: manifests, Workspace: ws, Layers: layers, Builtins: builtinSpecs()})
+		r, err := cudapkgs.Evaluate(context.Background(), cudapkgs.Inputs{Manifests: manifests, Workspace: ws, Layers: layers, Builtins: builtinSpecs()})
 		if err == nil {
 			r.Close()
 		}
 		return err
 	}
 	err := eval()
-	var ce *pipeline.ConfigError
+	var ce *cudapkgs.ConfigError
 	if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), "cudapkgs.star:3:") || !strings.Contains(err.Error(), `pin: "cudnn=1.2"`) {
 		t.Errorf("the file's pin: error = %v, want it blamed on cudapkgs.star:3", err)
 	}
@@ -247,7 +247,7 @@ func TestPluginStartTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No built-ins: the hanging plugin is the only one to start.
-	_, err := pipeline.Evaluate(context.Background(), pipeline.Inputs{
+	_, err := cudapkgs.Evaluate(context.Background(), cudapkgs.Inputs{
 		Manifests: shared.Manifests(t),
 		Workspace: dir,
 		Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{

@@ -3,7 +3,7 @@
 // layers), start the plugins and learn the products from them, build the
 // package sets, fix them and apply the configuration's overrides. The
 // command line is one caller; a Go program is another (see the Example).
-package pipeline
+package cudapkgs
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package pipeline_test
+package cudapkgs_test
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/outdir"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
@@ -36,17 +36,17 @@ func TestSourcesMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warned []string
-	in := pipeline.Inputs{
+	in := cudapkgs.Inputs{
 		Workspace: t.TempDir(),
 		Builtins:  builtinSpecs(),
-		Sources: []pipeline.ManifestSource{
+		Sources: []cudapkgs.ManifestSource{
 			{Name: "missing", Dir: filepath.Join(first, "none"), Optional: true},
 			{Name: "first", Dir: first, Optional: true},
 			{Name: "embedded", FS: func() (fs.FS, error) { return embedded, nil }, Digest: "d1"},
 		},
 		Warn: func(s string) { warned = append(warned, s) },
 	}
-	r, err := pipeline.Evaluate(context.Background(), in)
+	r, err := cudapkgs.Evaluate(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSourcesMerge(t *testing.T) {
 
 	// No source with a manifest: ErrNoManifests, naming the sources.
 	in.Sources = in.Sources[:1]
-	if _, err := pipeline.Evaluate(context.Background(), in); !errors.Is(err, manifest.ErrNoManifests) || !strings.Contains(err.Error(), "missing "+filepath.Join(first, "none")) {
+	if _, err := cudapkgs.Evaluate(context.Background(), in); !errors.Is(err, manifest.ErrNoManifests) || !strings.Contains(err.Error(), "missing "+filepath.Join(first, "none")) {
 		t.Errorf("no manifests: %v", err)
 	}
 }

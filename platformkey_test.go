@@ -1,4 +1,4 @@
-package pipeline_test
+package cudapkgs_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
-	"github.com/cudapkgs/cudapkgs/core/pipeline"
 	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
@@ -76,7 +76,7 @@ func TestUnknownPlatformKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var told []string
-			run, err := pipeline.Evaluate(context.Background(), pipeline.Inputs{
+			run, err := cudapkgs.Evaluate(context.Background(), cudapkgs.Inputs{
 				Manifests: tt.manifests,
 				Workspace: t.TempDir(),
 				Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{
