@@ -1,4 +1,4 @@
-// Package pipeline runs cudapkgs' stages as a library: load the manifests,
+// Package cudapkgs runs cudapkgs' stages as a library: load the manifests,
 // evaluate the configuration (defaults, a Starlark file, the caller's
 // layers), start the plugins and learn the products from them, build the
 // package sets, fix them and apply the configuration's overrides. The

@@ -19,10 +19,7 @@ import (
 // Sources merge per (product, release), the first winning; a missing
 // optional folder adds nothing; one with nothing readable is a warning.
 func TestSourcesMerge(t *testing.T) {
-	files, err := snapshot.Read(snapshot.Archive())
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := snapshotFiles(t)
 	embedded := fstest.MapFS{}
 	for k, b := range files {
 		embedded[k] = &fstest.MapFile{Data: b}
@@ -90,4 +87,25 @@ func TestSourcesMerge(t *testing.T) {
 	if _, err := cudapkgs.Evaluate(context.Background(), in); !errors.Is(err, manifest.ErrNoManifests) || !strings.Contains(err.Error(), "missing "+filepath.Join(first, "none")) {
 		t.Errorf("no manifests: %v", err)
 	}
+}
+
+// snapshotFiles are the embedded snapshot's manifests by path.
+func snapshotFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	fsys, err := snapshot.FS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files[p], err = fs.ReadFile(fsys, p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

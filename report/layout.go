@@ -51,13 +51,49 @@ type lnode struct {
 	order0   int // initial order key
 }
 
+// ledge is an edge of the layered graph, from and to as laid out (top to
+// bottom): reversed when it closed a cycle.
+type ledge struct {
+	e        *Edge
+	from, to int
+}
+
+// chain is the path an edge takes through the rows.
+type chain struct {
+	e     *Edge
+	nodes []int // top to bottom, the real ends included
+}
+
+// layout sets every node's box and position, every edge's points and the
+// drawing's size, in the steps the comment above numbers.
 func layout(g *Graph) {
-	index := map[string]int{}
-	var ls []*lnode
+	sizeBoxes(g)
+	ls, index := connected(g)
+	les := breakCycles(g, ls, index)
+	top := assignRanks(ls, les)
+	ls, chains := addDummies(ls, les)
+	rows := initialOrder(ls, top)
+	rows = reduceCrossings(ls, rows)
+	placeX(ls, rows)
+	width, height := setCoordinates(ls, top)
+	routeEdges(ls, chains)
+	width, height = gridIsolated(g, width, height, len(ls) == 0)
+	g.Width, g.Height = math.Ceil(width), math.Ceil(height)
+}
+
+// sizeBoxes gives every package its box, sized for its name.
+func sizeBoxes(g *Graph) {
 	for _, n := range g.Nodes {
 		n.W = float64(len(n.Name))*charW + nodePadX
 		n.H = nodeH
 	}
+}
+
+// connected marks the packages with no edge Isolated and returns the
+// others as layered nodes, with each one's index by name.
+func connected(g *Graph) ([]*lnode, map[string]int) {
+	index := map[string]int{}
+	var ls []*lnode
 	degree := map[string]int{}
 	for _, e := range g.Edges {
 		degree[e.From]++
@@ -71,13 +107,13 @@ func layout(g *Graph) {
 		index[n.Name] = len(ls)
 		ls = append(ls, &lnode{real: n, w: n.W, weight: 1})
 	}
-	// 1. Break cycles: depth-first from every node in name order; an edge to
-	// a node on the stack is reversed.
+	return ls, index
+}
+
+// breakCycles (step 1) searches depth-first from every node in name order;
+// an edge to a node on the stack is reversed (and marked Reversed).
+func breakCycles(g *Graph, ls []*lnode, index map[string]int) []ledge {
 	out := make([][]int, len(ls))
-	type ledge struct {
-		e        *Edge
-		from, to int // as laid out (top to bottom)
-	}
 	var les []ledge
 	for _, e := range g.Edges {
 		out[index[e.From]] = append(out[index[e.From]], len(les))
@@ -104,7 +140,12 @@ func layout(g *Graph) {
 			dfs(v)
 		}
 	}
-	// 2. Layers: longest path to a sink; rank 0 is the top row.
+	return les
+}
+
+// assignRanks (step 2) sets each node's row from its longest path to a
+// sink, rank 0 the top row, and returns the bottom row's rank.
+func assignRanks(ls []*lnode, les []ledge) int {
 	succ := make([][]int, len(ls))
 	for _, le := range les {
 		succ[le.from] = append(succ[le.from], le.to)
@@ -132,11 +173,13 @@ func layout(g *Graph) {
 	for v, n := range ls {
 		n.rank = top - height[v]
 	}
-	// 3. Dummy nodes.
-	type chain struct {
-		e     *Edge
-		nodes []int // top to bottom, the real ends included
-	}
+	return top
+}
+
+// addDummies (step 3) gives each edge a dummy node in every row it
+// crosses, links neighbours row to row, and returns the nodes with the
+// dummies appended and each edge's chain.
+func addDummies(ls []*lnode, les []ledge) ([]*lnode, []chain) {
 	var chains []chain
 	for _, le := range les {
 		c := chain{e: le.e, nodes: []int{le.from}}
@@ -154,12 +197,17 @@ func layout(g *Graph) {
 		c.nodes = append(c.nodes, le.to)
 		chains = append(chains, c)
 	}
+	return ls, chains
+}
+
+// initialOrder puts the nodes in rows, ordered so that rows below follow
+// the order of the first rows by a depth-first walk from the top, products
+// kept together.
+func initialOrder(ls []*lnode, top int) [][]int {
 	rows := make([][]int, top+1)
 	for v, n := range ls {
 		rows[n.rank] = append(rows[n.rank], v)
 	}
-	// Initial order: rows below follow the order of the first rows by a
-	// depth-first walk from the top, products kept together.
 	seen := make([]bool, len(ls))
 	counter := 0
 	var walk func(v int)
@@ -194,7 +242,13 @@ func layout(g *Graph) {
 		sort.SliceStable(row, func(i, j int) bool { return ls[row[i]].order0 < ls[row[j]].order0 })
 		renumber(ls, row)
 	}
-	// 4. Crossing reduction.
+	return rows
+}
+
+// reduceCrossings (step 4) sweeps down and up by barycentres, each sweep
+// followed by a transposition pass, and returns the order with the fewest
+// crossings seen.
+func reduceCrossings(ls []*lnode, rows [][]int) [][]int {
 	best := snapshot(rows)
 	bestX := crossings(ls, rows)
 	for it := 0; it < sweeps && bestX > 0; it++ {
@@ -212,11 +266,15 @@ func layout(g *Graph) {
 			bestX, best = x, snapshot(rows)
 		}
 	}
-	rows = best
-	for _, row := range rows {
+	for _, row := range best {
 		renumber(ls, row)
 	}
-	// 5. Coordinates.
+	return best
+}
+
+// placeX (step 5) spaces each row, then pulls nodes towards their
+// neighbours: sweeps down and up, then one pass looking both ways.
+func placeX(ls []*lnode, rows [][]int) {
 	for _, row := range rows {
 		x := 0.0
 		for i, v := range row {
@@ -250,6 +308,12 @@ func layout(g *Graph) {
 	for r := range rows {
 		place(ls, rows[r], both)
 	}
+}
+
+// setCoordinates shifts the drawing to start at the margin, gives the
+// packages their positions and returns the layered part's width and
+// height (the margin alone when there is none).
+func setCoordinates(ls []*lnode, top int) (width, height float64) {
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	for _, n := range ls {
 		minX = math.Min(minX, n.x-n.w/2)
@@ -264,11 +328,18 @@ func layout(g *Graph) {
 			n.real.X, n.real.Y, n.real.Rank = n.x, round(margin+nodeH/2+float64(n.rank)*rowGap), n.rank
 		}
 	}
-	width := maxX - minX + 2*margin
-	height2 := margin
+	width = maxX - minX + 2*margin
+	height = margin
 	if len(ls) > 0 {
-		height2 = margin + float64(top)*rowGap + nodeH + margin
+		height = margin + float64(top)*rowGap + nodeH + margin
 	}
+	return width, height
+}
+
+// routeEdges gives each edge the points of its chain, from the bottom of
+// its dependent's box to the top of its dependency's, in the edge's own
+// direction.
+func routeEdges(ls []*lnode, chains []chain) {
 	for _, c := range chains {
 		var pts []Point
 		for i, v := range c.nodes {
@@ -289,7 +360,12 @@ func layout(g *Graph) {
 		}
 		c.e.Points = pts
 	}
-	// The isolated packages: a grid below, by product then name.
+}
+
+// gridIsolated sets the isolated packages in a grid below the layered
+// part (at the top when there is none), by product then name, and returns
+// the drawing's width and height with them.
+func gridIsolated(g *Graph, width, height float64, noLayers bool) (float64, float64) {
 	var iso []*Node
 	for _, n := range g.Nodes {
 		if n.Isolated {
@@ -303,8 +379,8 @@ func layout(g *Graph) {
 		return iso[i].Name < iso[j].Name
 	})
 	limit := math.Max(width, 900)
-	x, y := margin, height2+gridGapY
-	if len(ls) == 0 {
+	x, y := margin, height+gridGapY
+	if noLayers {
 		y = margin
 	}
 	for i, n := range iso {
@@ -316,9 +392,9 @@ func layout(g *Graph) {
 		width = math.Max(width, x-gapX+margin)
 	}
 	if len(iso) > 0 {
-		height2 = y + nodeH + margin
+		height = y + nodeH + margin
 	}
-	g.Width, g.Height = math.Ceil(width), math.Ceil(height2)
+	return width, height
 }
 
 func lessNode(a, b *lnode) bool {

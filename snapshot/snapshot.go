@@ -86,9 +86,6 @@ func ParseInfo(data []byte) (Info, error) {
 // Embedded is the snapshot built into this binary.
 func Embedded() (Info, error) { return ParseInfo(infoData) }
 
-// Archive returns the embedded archive's bytes (shared: do not modify).
-func Archive() []byte { return archive }
-
 // Lock is the embedded lock.
 func Lock() (*source.Lock, error) { return source.ParseLock(LockFile, lockData) }
 

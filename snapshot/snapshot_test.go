@@ -86,11 +86,11 @@ func TestEmbeddedLoads(t *testing.T) {
 func TestOpenRefusesTampering(t *testing.T) {
 	lock, _ := Lock()
 	info, _ := Embedded()
-	files, err := Read(Archive())
+	files, err := Read(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(append([]byte{}, Archive()...), lock, Info{Date: info.Date, Manifests: info.Manifests, ArchiveSHA256: strings.Repeat("0", 64)}); err == nil || !strings.Contains(err.Error(), "snapshot.json says") {
+	if _, err := Open(append([]byte{}, archive...), lock, Info{Date: info.Date, Manifests: info.Manifests, ArchiveSHA256: strings.Repeat("0", 64)}); err == nil || !strings.Contains(err.Error(), "snapshot.json says") {
 		t.Errorf("wrong archive sha256: %v", err)
 	}
 	key := "cuda/redistrib_12.4.1.json"
@@ -109,7 +109,7 @@ func TestOpenRefusesTampering(t *testing.T) {
 
 // Build is deterministic and Read is its inverse.
 func TestBuildRoundTrip(t *testing.T) {
-	files, err := Read(Archive())
+	files, err := Read(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestSourcesNamesEveryManifest(t *testing.T) {
 // product" and break --strict for the snapshot's users).
 func TestCurrentWithShared(t *testing.T) {
 	dir := shared.Manifests(t)
-	files, err := Read(Archive())
+	files, err := Read(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func BenchmarkOpen(b *testing.B) {
 	lock, _ := Lock()
 	info, _ := Embedded()
 	for b.Loop() {
-		fsys, err := Open(Archive(), lock, info)
+		fsys, err := Open(archive, lock, info)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func BenchmarkDecompress(b *testing.B) {
 	lock, _ := Lock()
 	info, _ := Embedded()
 	for b.Loop() {
-		if _, err := Open(Archive(), lock, info); err != nil {
+		if _, err := Open(archive, lock, info); err != nil {
 			b.Fatal(err)
 		}
 	}

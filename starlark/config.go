@@ -66,33 +66,6 @@ func (f *File) Apply(o *config.Options) error {
 	return config.Literal{From: f.path, Options: f.options}.Apply(o)
 }
 
-// Options returns a copy of the options the file set (nil where unset).
-func (f *File) Options() config.Options {
-	o := f.options
-	o.CUDA = clone(o.CUDA)
-	o.Capabilities = clone(o.Capabilities)
-	o.Targets = clone(o.Targets)
-	o.Pins = clone(o.Pins)
-	o.Mirrors = clone(o.Mirrors)
-	o.Plugins = clone(o.Plugins)
-	o.LocalComponents = clone(o.LocalComponents)
-	return o
-}
-
-func clone(s []string) []string {
-	if s == nil {
-		return nil
-	}
-	return append([]string{}, s...)
-}
-
-// Position returns where the file set an option ("file:line:col"; the
-// latest call for options set twice, the first pin or plugin for pins and
-// plugins), or "" when the file did not set it. Options are named as in
-// config's messages: cuda, capabilities, forward_compat, exec, targets,
-// pins, mirrors, plugins.
-func (f *File) Position(option string) string { return f.pos[option] }
-
 // Explain adds the file's position to a *config.OptionError about an option
 // the file set: the position of the pin or plugin at fault when there is
 // one, else of the option. Other errors come back unchanged. A caller whose

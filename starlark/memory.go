@@ -50,17 +50,15 @@ type memory struct {
 	done     chan struct{}
 }
 
-var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-var heapMu sync.Mutex
-
+// heapBytes is the live heap. Each call has its own sample, so that runs
+// watched at once share nothing.
 func heapBytes() uint64 {
-	heapMu.Lock()
-	defer heapMu.Unlock()
-	metrics.Read(heapSample)
-	if heapSample[0].Value.Kind() != metrics.KindUint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	return heapSample[0].Value.Uint64()
+	return sample[0].Value.Uint64()
 }
 
 // watchMemory starts the watcher of run r's heap growth.

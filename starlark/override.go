@@ -134,23 +134,6 @@ func applySetOverride(th *sl.Thread, o *override, s *pkgset.Set) error {
 	return nil
 }
 
-// Overrides lists the declared overrides as "file:line:col: package" (with
-// " (CUDA x)" when limited), in the order they apply.
-func (f *File) Overrides() []string {
-	var out []string
-	for _, o := range f.overrides {
-		s := o.pos + ": " + o.name
-		if o.set {
-			s = o.pos + ": (whole set)"
-		}
-		if !o.cuda.IsZero() {
-			s += " (CUDA " + o.cuda.String() + ")"
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // ApplyOverrides applies the file's overrides to the sets, in declaration
 // order (modules in load order, calls in the order they ran), in one run.
 // Each function receives the package as the previous overrides left it; its

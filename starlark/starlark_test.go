@@ -685,7 +685,7 @@ func TestEveryOptionHasItsBuiltin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := m.SetBy(opt.Name); got != f.Name() {
+			if got := m.SetByAll()[opt.Name]; got != f.Name() {
 				t.Errorf("%s set option %s by %q, want the file", call, opt.Name, got)
 			}
 			if f.Position(opt.Name) == "" {

@@ -17,7 +17,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
-// buildOnce builds a Go program for the tests and returns its path and sha256.
+// builds holds, per folder and package, the one build of a Go program the
+// tests of this process share.
 var builds sync.Map // dir+pkg -> *built
 
 type built struct {
@@ -26,6 +27,7 @@ type built struct {
 	err       error
 }
 
+// buildTool builds a Go program for the tests and returns its path and sha256.
 func buildTool(t *testing.T, dir, pkg, name string) (string, string) {
 	t.Helper()
 	v, _ := builds.LoadOrStore(dir+"|"+pkg, &built{})

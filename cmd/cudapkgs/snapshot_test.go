@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,13 +100,13 @@ func TestGenerateSaysSnapshotIsOld(t *testing.T) {
 
 func snapshotManifest(t *testing.T, key string) []byte {
 	t.Helper()
-	files, err := snapshot.Read(snapshot.Archive())
+	fsys, err := snapshot.FS()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ok := files[key]
-	if !ok {
-		t.Fatalf("%s not in the snapshot", key)
+	b, err := fs.ReadFile(fsys, key)
+	if err != nil {
+		t.Fatalf("%s not in the snapshot: %v", key, err)
 	}
 	return b
 }

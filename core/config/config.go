@@ -284,9 +284,6 @@ func Merge(layers ...Layer) (Merged, error) {
 	return m, nil
 }
 
-// SetBy names the layer that set an option last ("" when none did).
-func (m Merged) SetBy(option string) string { return m.setBy[option] }
-
 // Plugins reads the plugins option on its own: plugins start, and describe
 // their products, before the rest can be validated against the manifests.
 func (m Merged) Plugins() ([]Plugin, error) {

@@ -199,7 +199,7 @@ func Table() []Option {
 	return opts
 }
 
-// SetBy names, for every option, the layer that set it last ("" when none
+// SetByAll names, for every option, the layer that set it last ("" when none
 // did): what `eval` shows.
 func (m Merged) SetByAll() map[string]string {
 	out := map[string]string{}

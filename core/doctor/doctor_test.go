@@ -23,7 +23,7 @@ func fake(t *testing.T, dir, name, body string) string {
 	return p
 }
 
-// gccMacros is what a compiler of that family and major prints for -dM -E.
+// macrosOf is what a compiler of that family and major prints for -dM -E.
 func macrosOf(family string, major string) string {
 	if family == "clang" {
 		return "echo '#define __GNUC__ 4'; echo '#define __clang_major__ " + major + "'; echo '#define __clang__ 1'"

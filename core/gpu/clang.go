@@ -31,9 +31,6 @@ var clangTable = []ClangCUDA{
 	{21, version.MustParse("12.8")},
 }
 
-// ClangTable is the clang table, oldest clang first.
-func ClangTable() []ClangCUDA { return append([]ClangCUDA(nil), clangTable...) }
-
 // ClangFor is the oldest clang major that compiles CUDA version cuda. A
 // CUDA version newer than every row is an error that names the newest
 // clang in the table and what it knows; clang majors newer than the table

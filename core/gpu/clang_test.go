@@ -35,7 +35,7 @@ func TestClangFor(t *testing.T) {
 // A newer clang never knows less CUDA than an older one: ClangFor takes
 // the first row that knows a version.
 func TestClangTableOrdered(t *testing.T) {
-	rows := ClangTable()
+	rows := clangTable
 	for i := 1; i < len(rows); i++ {
 		if rows[i].Clang <= rows[i-1].Clang || rows[i].Newest.Less(rows[i-1].Newest) {
 			t.Errorf("row %d (clang %d, CUDA %s) after clang %d, CUDA %s", i, rows[i].Clang, rows[i].Newest, rows[i-1].Clang, rows[i-1].Newest)

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 )
 
 // Kind is a kind of input file and its size limit.
@@ -91,22 +90,6 @@ func Read(ctx context.Context, path string, k Kind) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// Check refuses what Read would refuse for its type and size without
-// reading the content: for a file that is handed on by name.
-func Check(path string, k Kind) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return &Error{Path: path, Kind: k, Msg: fmt.Sprintf("%s is %s, not a regular file: refused", k.Name, describe(st.Mode()))}
-	}
-	if st.Size() > k.Max {
-		return tooLarge(path, k, st.Size())
-	}
-	return nil
 }
 
 func tooLarge(path string, k Kind, size int64) error {

@@ -328,13 +328,9 @@ type job struct {
 	elem                   []string // the file inside tree
 }
 
-// LoadProduct reads every redistrib_<version>.json directly in dir as
-// manifests of one product: a user's own product kept in its own folder.
-func LoadProduct(dir, product string) ([]*Manifest, error) {
-	return LoadProductContext(context.Background(), dir, product)
-}
-
-// LoadProductContext is LoadProduct ended by ctx.
+// LoadProductContext reads every redistrib_<version>.json directly in dir
+// as manifests of one product: a user's own product kept in its own
+// folder. ctx ends the reading.
 func LoadProductContext(ctx context.Context, dir, product string) ([]*Manifest, error) {
 	files, err := os.ReadDir(dir)
 	if err != nil {

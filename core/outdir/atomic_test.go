@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 func helper(dir string) int {
 	killAt, _ := strconv.Atoi(os.Getenv(envKillAt))
 	n := 0
-	testHook = func(string) {
+	kill := func(string) {
 		n++
 		if n == killAt {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -49,7 +49,7 @@ func helper(dir string) int {
 		}
 	}
 	tree, stamp := trees(os.Getenv(envTree))
-	if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp}); err != nil {
+	if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp, step: kill}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -546,7 +546,7 @@ func TestSavedDuringRun(t *testing.T) {
 	root := t.TempDir()
 	dir := setup(t, root)
 	saved := false
-	testHook = func(s string) {
+	save := func(s string) {
 		if s != "swap" || saved {
 			return
 		}
@@ -559,9 +559,8 @@ func TestSavedDuringRun(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "mine.tmp"), []byte("edited\n"), 0o644)
 		os.Rename(filepath.Join(dir, "mine.tmp"), filepath.Join(dir, "mine.txt"))
 	}
-	defer func() { testHook = nil }()
 	tree, stamp := trees("new")
-	if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp}); err != nil {
+	if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp, step: save}); err != nil {
 		t.Fatal(err)
 	}
 	for p, c := range map[string]string{"new.txt": "new\n", "newdir/x.txt": "x\n", "mine.txt": "edited\n", "BUILD.bazel": string(gen("hub new"))} {

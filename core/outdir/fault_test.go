@@ -214,13 +214,11 @@ func TestMountInside(t *testing.T) {
 // points) is not atomic: a kill midway leaves a mix, but never the old
 // stamp with it, so the next run regenerates.
 func TestInPlaceKill(t *testing.T) {
-	forceInPlace = true
-	defer func() { forceInPlace = false }()
 	root := t.TempDir()
 	dir := setup(t, root)
 	tree, stamp := trees("new")
 	n := 0
-	testHook = func(s string) {
+	kill := func(s string) {
 		if s == "rename" {
 			n++
 			if n == 20 {
@@ -230,9 +228,8 @@ func TestInPlaceKill(t *testing.T) {
 	}
 	func() {
 		defer func() { recover() }()
-		Write(context.Background(), dir, tree, Options{Stamp: stamp})
+		Write(context.Background(), dir, tree, Options{Stamp: stamp, step: kill, inPlace: true})
 	}()
-	testHook = nil
 	if _, err := os.Stat(filepath.Join(dir, StampFile)); err == nil {
 		t.Error("a stamp is left with a half-written tree")
 	}

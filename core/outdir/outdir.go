@@ -54,6 +54,13 @@ type Options struct {
 	// OnWait, when not nil, is called once when another run holds the lock
 	// on dir; Write then waits for it (or for ctx).
 	OnWait func(lock string)
+
+	// step, when not nil, is called before each step that changes the file
+	// system, in order: the package's tests stop or disturb a run there.
+	step steps
+	// inPlace takes the in-place path, which otherwise only a mount point
+	// does, so that the package's tests can reach it anywhere.
+	inPlace bool
 }
 
 const (
@@ -69,18 +76,24 @@ const (
 	newTree = "tree"
 )
 
-// testHook, when set (by tests only), is called before each step that
-// changes the file system.
-var testHook func(step string)
+// steps is called before each step that changes the file system (see
+// Options.step); nil calls nothing.
+type steps func(step string)
 
-func step(s string) {
-	if testHook != nil {
-		testHook(s)
+func (s steps) at(step string) {
+	if s != nil {
+		s(step)
 	}
 }
 
-// forceInPlace makes Write take the in-place path (tests only).
-var forceInPlace bool
+// limit is how many of a write's files go at once: one by one when a step
+// hook watches, so that it can stop the run at a chosen step.
+func (s steps) limit(n int) int {
+	if s != nil {
+		return 1
+	}
+	return n
+}
 
 // Write makes dir hold tree (and opt.Stamp), keeping the files in dir that
 // the tool does not own: anything that is not a regular file starting with
@@ -187,17 +200,18 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 	if err := checkPaths(dir, tree); err != nil {
 		return st, err
 	}
-	removeLeftovers(parent, filepath.Base(dir))
+	s := opt.step
+	removeLeftovers(s, parent, filepath.Base(dir))
 	if exists {
-		removeLeftovers(dir, "")
+		removeLeftovers(s, dir, "")
 	}
-	if why := mountPoint(dir); forceInPlace || why != "" {
+	if why := mountPoint(dir); opt.inPlace || why != "" {
 		if why == "" {
 			why = "forced"
 		}
-		return writeInPlace(dir, tree, opt.Stamp, why)
+		return writeInPlace(s, dir, tree, opt.Stamp, why)
 	}
-	work, err := makeWork(parent, filepath.Base(dir), dir)
+	work, err := makeWork(s, parent, filepath.Base(dir), dir)
 	if err != nil {
 		return st, err
 	}
@@ -206,20 +220,20 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 	swapped := false
 	defer func() {
 		if !swapped {
-			removeWork(work)
+			removeWork(s, work)
 		}
 	}()
-	todo, err := build(ctx, dir, exists, filepath.Join(work, newTree), tree, opt.Stamp, &st)
+	todo, err := build(ctx, s, dir, exists, filepath.Join(work, newTree), tree, opt.Stamp, &st)
 	var em *errMount
 	if errors.As(err, &em) {
-		removeWork(work)
+		removeWork(s, work)
 		swapped = true
-		return writeInPlace(dir, tree, opt.Stamp, em.why)
+		return writeInPlace(s, dir, tree, opt.Stamp, em.why)
 	}
 	if err != nil {
 		return Stats{}, err
 	}
-	step("swap")
+	s.at("swap")
 	err = exchange(filepath.Join(work, newTree), dir, exists)
 	var noEx *noExchangeError
 	var mnt *mountError
@@ -230,23 +244,23 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 		// is complete on the same file system, so rename its changed files
 		// into place one by one.
 		st.InPlace = fmt.Sprintf("the file system of %s cannot exchange two folders (%v)", dir, noEx.err)
-		return st, replaceFiles(filepath.Join(work, newTree), dir, todo, tree, opt.Stamp, &st)
+		return st, replaceFiles(s, filepath.Join(work, newTree), dir, todo, tree, opt.Stamp, &st)
 	case errors.As(err, &mnt):
 		// A mount point that mountPoint did not see: start again in place.
-		removeWork(work)
+		removeWork(s, work)
 		swapped = true
-		return writeInPlace(dir, tree, opt.Stamp, fmt.Sprintf("%s is a mount point (%v)", dir, mnt.err))
+		return writeInPlace(s, dir, tree, opt.Stamp, fmt.Sprintf("%s is a mount point (%v)", dir, mnt.err))
 	default:
 		return Stats{}, fmt.Errorf("replacing %s with the new tree: %w", dir, err)
 	}
 	swapped = true
 	if !exists {
 		// The work folder is empty but for its marker.
-		removeWork(work)
+		removeWork(s, work)
 		return st, nil
 	}
-	rescue(filepath.Join(work, newTree), dir, tree)
-	if err := removeWork(work); err != nil {
+	rescue(s, filepath.Join(work, newTree), dir, tree)
+	if err := removeWork(s, work); err != nil {
 		st.Leftover = fmt.Sprintf("%s (the old tree): %v", work, err)
 	}
 	return st, nil
@@ -276,7 +290,7 @@ func (e *errMount) Error() string { return e.why }
 // stamp that dir lacks, or has as another file. Errors are ignored: what
 // cannot be moved stays in the old tree, which is then removed, as if saved
 // a moment later.
-func rescue(oldTree, dir string, tree buildfile.Tree) {
+func rescue(s steps, oldTree, dir string, tree buildfile.Tree) {
 	filepath.WalkDir(oldTree, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -301,7 +315,7 @@ func rescue(oldTree, dir string, tree buildfile.Tree) {
 		if now, err := os.Lstat(to); err == nil && (os.SameFile(was, now) || !now.Mode().IsRegular() && now.Mode()&fs.ModeSymlink == 0) {
 			return nil
 		}
-		step("rescue")
+		s.at("rescue")
 		if os.MkdirAll(filepath.Dir(to), 0o755) == nil {
 			os.Rename(p, to)
 		}
@@ -362,13 +376,13 @@ func workName(base string) string {
 
 // makeWork creates an empty work folder in parent, named for base (see
 // workName), with its marker.
-func makeWork(parent, base, dir string) (string, error) {
-	step("mkdir work")
+func makeWork(s steps, parent, base, dir string) (string, error) {
+	s.at("mkdir work")
 	work, err := os.MkdirTemp(parent, workName(base)+"*")
 	if err != nil {
 		return "", err
 	}
-	step("marker")
+	s.at("marker")
 	if err := os.WriteFile(filepath.Join(work, markerFile), []byte(markerText+dir+"\n"), 0o644); err != nil {
 		os.Remove(filepath.Join(work, markerFile))
 		os.Remove(work)
@@ -411,7 +425,7 @@ func ours(p string) bool {
 // in-place path's, inside --out) that hold the marker, and empty ones of
 // that name. Anything else is left alone. Errors are ignored: the folders
 // are out of the way, and the next run tries again.
-func removeLeftovers(dir, base string) {
+func removeLeftovers(s steps, dir, base string) {
 	prefix := workName(base)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -423,7 +437,7 @@ func removeLeftovers(dir, base string) {
 		}
 		p := filepath.Join(dir, e.Name())
 		if ours(p) {
-			removeWork(p)
+			removeWork(s, p)
 		} else {
 			os.Remove(p) // only if empty
 		}
@@ -432,7 +446,7 @@ func removeLeftovers(dir, base string) {
 
 // removeWork removes a work folder, its marker last, so that a run killed
 // while removing it leaves a folder the next run still recognises.
-func removeWork(work string) error {
+func removeWork(s steps, work string) error {
 	entries, err := os.ReadDir(work)
 	if err != nil {
 		return err
@@ -441,12 +455,12 @@ func removeWork(work string) error {
 		if e.Name() == markerFile {
 			continue
 		}
-		step("remove old")
+		s.at("remove old")
 		if err := os.RemoveAll(filepath.Join(work, e.Name())); err != nil {
 			return err
 		}
 	}
-	step("remove marker")
+	s.at("remove marker")
 	if err := os.Remove(filepath.Join(work, markerFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -526,7 +540,7 @@ func scan(dir string, tree buildfile.Tree) (*old, error) {
 // build makes at root the new tree: tree's files (hard links to dir's when
 // the bytes are the same), the user's files from dir (hard links), its
 // empty folders, and the stamp. It returns the tree's paths that changed.
-func build(ctx context.Context, dir string, exists bool, root string, tree buildfile.Tree, stamp []byte, st *Stats) ([]string, error) {
+func build(ctx context.Context, s steps, dir string, exists bool, root string, tree buildfile.Tree, stamp []byte, st *Stats) ([]string, error) {
 	o := &old{dirs: map[string]fs.FileMode{}}
 	if exists {
 		var err error
@@ -593,7 +607,7 @@ func build(ctx context.Context, dir string, exists bool, root string, tree build
 		}
 		return 0o755
 	}
-	step("mkdir")
+	s.at("mkdir")
 	if err := os.Mkdir(root, 0o755); err != nil {
 		return nil, err
 	}
@@ -601,7 +615,7 @@ func build(ctx context.Context, dir string, exists bool, root string, tree build
 		return nil, err
 	}
 	for _, d := range dirs {
-		step("mkdir")
+		s.at("mkdir")
 		p := filepath.Join(root, filepath.FromSlash(d))
 		if err := os.Mkdir(p, 0o755); err != nil {
 			return nil, err
@@ -615,26 +629,23 @@ func build(ctx context.Context, dir string, exists bool, root string, tree build
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Then the files. Steps run in order when a test hook is set, so that
-	// a test can stop the run at a chosen one.
-	if testHook != nil {
-		g.SetLimit(1)
-	}
+	// Then the files.
+	g.SetLimit(s.limit(8))
 	for _, p := range link {
 		g.Go(func() error {
-			step("link")
+			s.at("link")
 			return linkOrCopy(filepath.Join(dir, filepath.FromSlash(p)), filepath.Join(root, filepath.FromSlash(p)))
 		})
 	}
 	for _, p := range todo {
 		g.Go(func() error {
-			step("write")
+			s.at("write")
 			return os.WriteFile(filepath.Join(root, filepath.FromSlash(p)), tree[p], 0o644)
 		})
 	}
 	if stamp != nil {
 		g.Go(func() error {
-			step("stamp")
+			s.at("stamp")
 			return os.WriteFile(filepath.Join(root, StampFile), stamp, 0o644)
 		})
 	}
@@ -694,7 +705,7 @@ func linkOrCopy(from, to string) error {
 // renamed into place one by one (each file changes atomically, the tree
 // does not), after the old stamp is removed so that a run killed midway
 // leaves no stamp and the next run regenerates.
-func writeInPlace(dir string, tree buildfile.Tree, stamp []byte, why string) (Stats, error) {
+func writeInPlace(s steps, dir string, tree buildfile.Tree, stamp []byte, why string) (Stats, error) {
 	st := Stats{InPlace: why}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return st, err
@@ -719,34 +730,32 @@ func writeInPlace(dir string, tree buildfile.Tree, stamp []byte, why string) (St
 			st.Unchanged++
 		}
 	}
-	work, err := makeWork(dir, "", dir)
+	work, err := makeWork(s, dir, "", dir)
 	if err != nil {
 		return st, err
 	}
-	defer removeWork(work)
+	defer removeWork(s, work)
 	if err := makeDirs(work, todo); err != nil {
 		return st, err
 	}
-	if testHook != nil {
-		g.SetLimit(1)
-	}
+	g.SetLimit(s.limit(8))
 	for _, p := range todo {
 		g.Go(func() error {
-			step("write")
+			s.at("write")
 			return os.WriteFile(filepath.Join(work, filepath.FromSlash(p)), tree[p], 0o644)
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return st, err
 	}
-	return st, replaceFiles(work, dir, todo, tree, stamp, &st)
+	return st, replaceFiles(s, work, dir, todo, tree, stamp, &st)
 }
 
 // replaceFiles renames the files todo from stage into dir, removes the
 // stale generated files and the folders that removal empties, and puts the
 // stamp in place last.
-func replaceFiles(stage, dir string, todo []string, tree buildfile.Tree, stamp []byte, st *Stats) error {
-	step("remove stamp")
+func replaceFiles(s steps, stage, dir string, todo []string, tree buildfile.Tree, stamp []byte, st *Stats) error {
+	s.at("remove stamp")
 	if err := os.Remove(filepath.Join(dir, StampFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -755,7 +764,7 @@ func replaceFiles(stage, dir string, todo []string, tree buildfile.Tree, stamp [
 	}
 	st.Written = 0
 	for _, p := range todo {
-		step("rename")
+		s.at("rename")
 		if err := os.Rename(filepath.Join(stage, filepath.FromSlash(p)), filepath.Join(dir, filepath.FromSlash(p))); err != nil {
 			return err
 		}
@@ -767,7 +776,7 @@ func replaceFiles(stage, dir string, todo []string, tree buildfile.Tree, stamp [
 	}
 	st.Removed = 0
 	for _, p := range stale {
-		step("remove")
+		s.at("remove")
 		if err := os.Remove(p); err != nil {
 			return err
 		}
@@ -782,7 +791,7 @@ func replaceFiles(stage, dir string, todo []string, tree buildfile.Tree, stamp [
 	if stamp == nil {
 		return nil
 	}
-	step("stamp")
+	s.at("stamp")
 	tmp := filepath.Join(stage, StampFile)
 	if err := os.WriteFile(tmp, stamp, 0o644); err != nil {
 		return err

@@ -197,12 +197,12 @@ func TestErrorsNameTheFolder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
+			var opt Options
 			if tc.hook != nil {
-				testHook = tc.hook(root)
-				defer func() { testHook = nil }()
+				opt.step = tc.hook(root)
 			}
 			dir := tc.dir(root)
-			_, err := Write(context.Background(), dir, buildfile.Tree{"BUILD.bazel": gen("a")}, Options{})
+			_, err := Write(context.Background(), dir, buildfile.Tree{"BUILD.bazel": gen("a")}, opt)
 			if err == nil {
 				t.Fatal("no error")
 			}

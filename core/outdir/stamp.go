@@ -107,7 +107,7 @@ func key(before []byte, after Inputs) (string, error) {
 }
 
 // hashManifests hashes the names and bytes of the redistrib_<version>.json
-// files directly in dir, as manifest.LoadDir and LoadProduct pick them.
+// files directly in dir, as manifest.LoadDir and LoadProductContext pick them.
 func hashManifests(h hash.Hash, dir string) error {
 	files, err := os.ReadDir(dir)
 	if err != nil {

@@ -176,7 +176,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// testOptions are fast options for the server: 200ms stall timeout, retries a
+// options are fast options for the server: 200ms stall timeout, retries a
 // few milliseconds apart, a fresh cache and lock file.
 func (s *testServer) options(t *testing.T, log *syncBuffer) Options {
 	dir := t.TempDir()

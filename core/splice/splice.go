@@ -18,8 +18,8 @@ import (
 )
 
 // Toolchain names the packages behind the generated compiler toolchain. It
-// is plain data so that whoever knows the products (a catalog, a plugin's
-// description) can build one; the zero value means no toolchain.
+// is plain data so that whoever knows the products (the host, from a
+// plugin's product facts) can build one; the zero value means no toolchain.
 type Toolchain struct {
 	// Compiler is the package whose exec-platform archive holds the
 	// compiler driver (CompilerPath).

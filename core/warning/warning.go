@@ -34,15 +34,9 @@ func (l *List) Add(msg string) bool {
 	return true
 }
 
-// Addf is Add with formatting.
-func (l *List) Addf(format string, args ...any) bool { return l.Add(fmt.Sprintf(format, args...)) }
-
 // All returns the warnings in the order they were first added (never nil,
 // so JSON shows an empty list rather than null).
 func (l *List) All() []string { return append([]string{}, l.items...) }
-
-// Len is the number of distinct warnings.
-func (l *List) Len() int { return len(l.items) }
 
 // Strict is the error --strict turns warnings into.
 type Strict struct{ Warnings []string }

@@ -17,7 +17,7 @@ func TestList(t *testing.T) {
 	for _, w := range []string{"b", "a", "b", "c", "a"} {
 		l.Add(w)
 	}
-	if l.Addf("%s", "c") {
+	if l.Add("c") {
 		t.Error("a repeated warning counted as new")
 	}
 	if got := strings.Join(l.All(), ","); got != "b,a,c" {

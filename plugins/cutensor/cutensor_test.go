@@ -93,12 +93,12 @@ func TestFlatFoldersMatchFacts(t *testing.T) {
 	}
 	for _, f := range manifestFiles(t) {
 		rel := version.MustParse(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
-		var cat []string
+		var facts []string
 		for _, v := range flat(rel) {
-			cat = append(cat, v.String())
+			facts = append(facts, v.String())
 		}
-		if d := cmp.Diff(cat, flatSubdirs(version.MustParse(rel.String()))); d != "" {
-			t.Errorf("cuTENSOR %s: lib/<cuda> folders (-catalog +plugin):\n%s", rel, d)
+		if d := cmp.Diff(facts, flatSubdirs(version.MustParse(rel.String()))); d != "" {
+			t.Errorf("cuTENSOR %s: lib/<cuda> folders (-facts +plugin):\n%s", rel, d)
 		}
 	}
 }

@@ -532,9 +532,6 @@ func TestUnusable(t *testing.T) {
 	}
 }
 
-// TestJetsonOnly: what only a Jetson (or DRIVE) SoC can use is unusable
-// elsewhere, also where CUDA 13's linux-sbsa archive serves both; from 13.1
-// cuda_compat is the data-center driver's and the other way round.
 // TestNVBLASNotLinked: NVBLAS rebinds the CPU BLAS symbols of whatever links
 // it, so cuBLAS's default link (its shared libraries) must not hold it; it
 // is there as data, for who asks for it.
@@ -554,6 +551,9 @@ func TestNVBLASNotLinked(t *testing.T) {
 	}
 }
 
+// TestJetsonOnly: what only a Jetson (or DRIVE) SoC can use is unusable
+// elsewhere, also where CUDA 13's linux-sbsa archive serves both; from 13.1
+// cuda_compat is the data-center driver's and the other way round.
 func TestJetsonOnly(t *testing.T) {
 	for _, tc := range []struct {
 		cuda, pkg string
