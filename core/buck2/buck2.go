@@ -26,24 +26,13 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
-
-// Options tune the generated cell.
-type Options struct {
-	// Name is the cell's name, the one a project gives it in .buckconfig's
-	// [cells]; the generated .bzl refers to its own targets through it.
-	// Default "cuda".
-	Name string
-	// Toolchain names the packages nvcc and the CUDA rules come from (the
-	// toolkit plugin's Describe). Without a Compiler, no toolchain is
-	// generated.
-	Toolchain splice.Toolchain
-}
 
 // Tree maps a path relative to the cell root to the file's bytes.
 type Tree = buildfile.Tree
@@ -52,7 +41,7 @@ type Tree = buildfile.Tree
 var cudaBzl string
 
 type generator struct {
-	opts Options
+	opts emit.Options
 	ix   *archives.Index
 	// sets and targets are the Index's, sorted sets first, read once.
 	sets    []*pkgset.Set
@@ -64,7 +53,7 @@ type generator struct {
 // Generate builds the cell's files from the configuration and the package
 // sets (after the fixup plugins: Files are what the archives' BUCK files
 // export).
-func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error) {
+func Generate(cfg *config.Config, sets []*pkgset.Set, opts emit.Options) (Tree, error) {
 	if opts.Name == "" {
 		opts.Name = "cuda"
 	}
