@@ -15,7 +15,7 @@ const (
 	HeaderFiles Fact = "single headers"   // file.Headers naming one header
 	SharedLibs  Fact = "shared libraries" // file.SharedLib, by SONAME
 	StaticLibs  Fact = "static libraries" // file.StaticLib
-	Stubs       Fact = "link stubs"       // file.StubLib
+	Stubs       Fact = "stub libraries"   // file.StubLib
 	Binaries    Fact = "tools"            // file.Binary
 	Data        Fact = "data"             // file.Data and kinds newer than this code
 	Deps        Fact = "linked edges"     // Dep: the package links the other
