@@ -22,7 +22,7 @@ func Format() emit.Format {
 		},
 		Lint: Lint,
 		Unsupported: []emit.Gap{
-			{Fact: emit.Merges, Reason: "the prelude's http_archive unpacks one archive into a package, so a package merged into another one's folder (CUDA 13's libnvvm, with cicc, into nvcc's) is not there"},
+			{Fact: emit.Merges, Reason: "the prelude's http_archive unpacks one archive into a package, so a package merged into another one's folder (a compiler's back end beside its driver, as CUDA 13 ships it) is not there"},
 			{Fact: emit.Patches, Reason: "the prelude's http_archive has no step that edits an archive's files once fetched"},
 			{Fact: emit.Generic, Reason: "an archive's files are sub-targets named before it is unpacked, so a package no plugin knows gets its headers but no glob of lib/ and bin/"},
 		},
