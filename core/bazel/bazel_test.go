@@ -3,11 +3,8 @@ package bazel
 import (
 	"testing"
 
-	"github.com/cudapkgs/cudapkgs/core/buildfile"
-	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
-	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
@@ -18,10 +15,8 @@ import (
 // rules/ itself, and testdata keeps only what the generator writes.
 func emitter() emittest.Emitter {
 	return emittest.Emitter{
-		Generate: func(cfg *config.Config, sets []*pkgset.Set) (buildfile.Tree, error) {
-			return Generate(cfg, sets, testOptions)
-		},
-		Lint: Lint,
+		Format:  Format(),
+		Options: testOptions,
 		Copies: map[string]string{
 			"rules/cuda.bzl":  "../../rules/cuda.bzl",
 			"rules/setup.bzl": "../../rules/setup.bzl",

@@ -7,8 +7,6 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 
-	"github.com/cudapkgs/cudapkgs/core/buildfile"
-	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
@@ -20,13 +18,7 @@ import (
 // emitter runs the tests every emitter shares. rules/cuda.bzl is no copy
 // but the template filled in for the cell, so its golden stays.
 func emitter(t testing.TB) emittest.Emitter {
-	opts := emit.Options{Toolchain: builtintest.Toolchain(t)}
-	return emittest.Emitter{
-		Generate: func(cfg *config.Config, sets []*pkgset.Set) (buildfile.Tree, error) {
-			return Generate(cfg, sets, opts)
-		},
-		Lint: Lint,
-	}
+	return emittest.Emitter{Format: Format(), Options: emit.Options{Toolchain: builtintest.Toolchain(t)}}
 }
 
 func TestGolden(t *testing.T)        { emitter(t).TestGolden(t) }
