@@ -1,43 +1,40 @@
 package cudapkgs
 
 import (
-	"errors"
-
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/buck2"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 )
 
-// Format is what Generate writes.
+// Format is the name of what Generate writes, one of Formats.
 type Format string
 
 const (
-	Bazel Format = "bazel" // a Bazel repository: the hub and its archives
-	Buck2 Format = "buck2" // a Buck2 cell of the same shape
+	Bazel Format = bazel.Name // a Bazel repository: the hub and its archives
+	Buck2 Format = buck2.Name // a Buck2 cell of the same shape
 )
-
-// ErrLocalBuck2 is an installed CUDA asked of the Buck2 emitter, which
-// cannot serve one yet.
-var ErrLocalBuck2 = errors.New("--local-cuda: not supported with --format buck2 yet (see docs/buck2.md)")
 
 // Generate emits the sets as a tree of files named name in the workspace.
 // The report says what an installed CUDA served (nil without one).
 func (r *Run) Generate(sets []*pkgset.Set, format Format, name string) (buildfile.Tree, *LocalReport, error) {
-	if format == Buck2 {
-		if r.Config.LocalCUDA() != "" {
-			return nil, nil, &ConfigError{ErrLocalBuck2}
-		}
-		tree, err := buck2.Generate(r.Config, sets, buck2.Options{Name: name, Toolchain: r.Toolkit.Toolchain})
-		return tree, nil, err
-	}
-	local, rep, err := r.LocalInstall(sets)
+	f, err := FormatNamed(string(format))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &ConfigError{err}
 	}
-	// The module extension reads an install at Bazel time with the same
-	// knowledge generation uses for a local CUDA.
-	tree, err := bazel.Generate(r.Config, sets, bazel.Options{Name: name, Toolchain: r.Toolkit.Toolchain, Local: local,
-		LocalProduct: r.Toolkit.Product, LocalHints: r.Toolkit.LocalHints, LocalIdentify: r.Toolkit.LocalIdentify})
+	tk := r.Toolkit
+	opts := emit.Options{Name: name, Toolchain: tk.Toolchain,
+		Local: emit.Local{Product: tk.Product, Hints: tk.LocalHints, Identify: tk.LocalIdentify}}
+	var rep *LocalReport
+	if r.Config.LocalCUDA() != "" {
+		if !f.Local {
+			return nil, nil, &ConfigError{&emit.LocalError{Format: f.Name}}
+		}
+		if opts.Local.Install, rep, err = r.LocalInstall(sets); err != nil {
+			return nil, nil, err
+		}
+	}
+	tree, err := f.Generate(r.Config, sets, opts)
 	return tree, rep, err
 }

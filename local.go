@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cudapkgs/cudapkgs/core/bazel"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
@@ -28,7 +28,7 @@ type LocalReport struct {
 // configuration lists must all be there; without a list the toolchain's
 // compiler and runtime must be, and every other complete component is used
 // as well.
-func (r *Run) LocalInstall(sets []*pkgset.Set) (*bazel.Local, *LocalReport, error) {
+func (r *Run) LocalInstall(sets []*pkgset.Set) (*emit.Install, *LocalReport, error) {
 	root := r.Config.LocalCUDA()
 	if root == "" {
 		return nil, nil, nil
@@ -78,5 +78,5 @@ func (r *Run) LocalInstall(sets []*pkgset.Set) (*bazel.Local, *LocalReport, erro
 		return nil, nil, fmt.Errorf("--local-cuda %s: %w", in.Root, err)
 	}
 	rep := &LocalReport{Root: in.Root, Layout: in.Layout, Release: m.Release.String(), Target: target, Used: sel.Used, Skipped: sel.Skipped}
-	return &bazel.Local{Path: in.Root, Archives: sel.Archives}, rep, nil
+	return &emit.Install{Path: in.Root, Archives: sel.Archives}, rep, nil
 }

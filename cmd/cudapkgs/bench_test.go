@@ -6,6 +6,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
@@ -163,7 +164,7 @@ func BenchmarkGenerateTree(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := bazel.Generate(cfg, sets, bazel.Options{Toolchain: builtintest.Toolchain(b)}); err != nil {
+		if _, err := bazel.Generate(cfg, sets, emit.Options{Toolchain: builtintest.Toolchain(b)}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -60,13 +60,14 @@ generate says so once (cudapkgs manifests fetch gets newer ones).`,
 	cmd.Flags().BoolVar(&force, "force", false, "regenerate even when --out is up to date with its inputs")
 	// Hashed into the stamp with every other flag (beforeInputs), so switching
 	// formats regenerates.
-	cmd.Flags().StringVar(&format, "format", "bazel", "what to write: bazel (a Bazel repository) or buck2 (a Buck2 cell)")
+	cmd.Flags().StringVar(&format, "format", string(cudapkgs.Bazel), "what to write: "+cudapkgs.FormatHelp())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if out == "" {
 			return usagef("--out is required: the folder to write the Bazel repository to")
 		}
-		if format != "bazel" && format != "buck2" {
-			return usagef("--format %q: expected bazel or buck2", format)
+		var unknown *cudapkgs.UnknownFormatError
+		if _, err := cudapkgs.FormatNamed(format); errors.As(err, &unknown) {
+			return usagef("--format %q: expected %s", format, unknown.Expected())
 		}
 		_, err := a.generate(cmd, f, out, name, cudapkgs.Format(format), force)
 		return err

@@ -24,55 +24,19 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/file"
-	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
 
-// Options tune the generated repository.
-type Options struct {
-	// Name is the hub repository's name, the one a workspace gives
-	// local_repository; it prefixes the per-archive repositories too.
-	// Default "cuda".
-	Name string
-	// Toolchain names the packages the CUDA rules are built from. Which
-	// packages those are is product knowledge: the caller brings it (the
-	// toolkit plugin's Describe). Without a Compiler, no toolchain is
-	// generated.
-	Toolchain splice.Toolchain
-	// Local is an installed CUDA whose files replace some archives.
-	Local *Local
-	// LocalProduct is the toolkit product: its archives on Linux platforms
-	// get their file lists and edges in generated.bzl, so that the module
-	// extension can map an installed CUDA at Bazel time as generation
-	// does. Only those, to keep generated.bzl small. Empty: none.
-	LocalProduct string
-	// LocalHints and LocalIdentify are what generation passes to
-	// localcuda.Detect and Install.Release (package knowledge, from the
-	// caller), written to generated.bzl for the module extension's own
-	// reading of an install.
-	LocalHints    []localcuda.Hint
-	LocalIdentify []string
-}
-
-// Local is an installed CUDA as generation read it.
-type Local struct {
-	// Path is the install's root as the user gave it.
-	Path string
-	// Archives maps the sha256 of each archive the install replaces to the
-	// install's file for each of the archive's paths; "|system" follows a
-	// folder the install shares with other software.
-	Archives map[string]map[string]string
-}
-
 // Tree maps a path relative to the output root to the file's bytes.
 type Tree = buildfile.Tree
 
 type generator struct {
-	opts Options
+	opts emit.Options
 	ix   *archives.Index
 	// sets and targets are the Index's, sorted sets first, read once.
 	sets    []*pkgset.Set
@@ -94,7 +58,7 @@ type generator struct {
 // Generate builds the repository's files from the configuration and the
 // package sets (after the fixup plugins; Files are what the repositories'
 // BUILD files export).
-func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error) {
+func Generate(cfg *config.Config, sets []*pkgset.Set, opts emit.Options) (Tree, error) {
 	if opts.Name == "" {
 		opts.Name = "cuda"
 	}

@@ -3,10 +3,8 @@ package bazel
 import (
 	"testing"
 
-	"github.com/cudapkgs/cudapkgs/core/buildfile"
-	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
-	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
@@ -17,10 +15,8 @@ import (
 // rules/ itself, and testdata keeps only what the generator writes.
 func emitter() emittest.Emitter {
 	return emittest.Emitter{
-		Generate: func(cfg *config.Config, sets []*pkgset.Set) (buildfile.Tree, error) {
-			return Generate(cfg, sets, testOptions)
-		},
-		Lint: Lint,
+		Format:  Format(),
+		Options: testOptions,
 		Copies: map[string]string{
 			"rules/cuda.bzl":  "../../rules/cuda.bzl",
 			"rules/setup.bzl": "../../rules/setup.bzl",
@@ -36,7 +32,7 @@ func TestDeterministic(t *testing.T) { emitter().TestDeterministic(t) }
 func TestLint(t *testing.T)          { emitter().TestLint(t) }
 
 // testOptions name the toolchain's packages as the toolkit plugin does.
-var testOptions = Options{Toolchain: splice.Toolchain{
+var testOptions = emit.Options{Toolchain: splice.Toolchain{
 	Compiler: "cuda_nvcc",
 	Runtime:  "cuda_cudart",
 	Headers: func(cuda version.Version) []string {
@@ -46,10 +42,12 @@ var testOptions = Options{Toolchain: splice.Toolchain{
 		return []string{"cuda_cudart", "cuda_crt"}
 	},
 },
-	LocalProduct:  "cuda",
-	LocalIdentify: []string{"cuda_nvcc", "cuda_cudart"},
-	LocalHints: []localcuda.Hint{
-		{Component: "cuda_nvcc", Rel: "bin/nvcc", Kind: localcuda.KindText, Key: ", V"},
-		{Component: "cuda_cudart", Rel: "lib", Kind: localcuda.KindName, Key: "libcudart.so."},
+	Local: emit.Local{
+		Product:  "cuda",
+		Identify: []string{"cuda_nvcc", "cuda_cudart"},
+		Hints: []localcuda.Hint{
+			{Component: "cuda_nvcc", Rel: "bin/nvcc", Kind: localcuda.KindText, Key: ", V"},
+			{Component: "cuda_cudart", Rel: "lib", Kind: localcuda.KindName, Key: "libcudart.so."},
+		},
 	},
 }

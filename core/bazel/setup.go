@@ -215,7 +215,7 @@ func intPair(a, b int) *build.ListExpr {
 // localData is LOCAL: the installed CUDA generation read, per archive it
 // replaces, the install's file for each of the archive's paths.
 func (g *generator) localData() build.Expr {
-	l := g.opts.Local
+	l := g.opts.Local.Install
 	if l == nil || len(l.Archives) == 0 {
 		return &build.DictExpr{}
 	}
@@ -255,12 +255,12 @@ func (g *generator) localSearchData(assign func(string, build.Expr)) {
 	}
 	assign("LOCAL_LAYOUTS", layouts.Stmt[0].(*build.AssignExpr).RHS)
 	var hints []build.Expr
-	for _, h := range g.opts.LocalHints {
+	for _, h := range g.opts.Local.Hints {
 		hints = append(hints, buildfile.Dict([]string{"component", "key", "kind", "rel"},
 			[]build.Expr{buildfile.Str(h.Component), buildfile.Str(h.Key), buildfile.Str(h.Kind), buildfile.Str(h.Rel)}))
 	}
 	assign("LOCAL_HINTS", &build.ListExpr{List: hints, ForceMultiLine: len(hints) > 0})
-	assign("LOCAL_IDENTIFY", buildfile.StrList(g.opts.LocalIdentify))
+	assign("LOCAL_IDENTIFY", buildfile.StrList(g.opts.Local.Identify))
 	// The redist layout's folder names hold the platform key, itself with a
 	// '-': it is found by name, as localcuda does.
 	assign("LOCAL_PLATFORM_KEYS", buildfile.StrList(manifest.PlatformKeys()))
@@ -279,12 +279,12 @@ func (g *generator) localSearchData(assign func(string, build.Expr)) {
 // product's).
 func (g *generator) localSearchable() map[string]bool {
 	out := map[string]bool{}
-	if g.opts.LocalProduct == "" {
+	if g.opts.Local.Product == "" {
 		return out
 	}
 	for _, s := range g.sets {
 		for _, pkg := range s.Packages {
-			if pkg.Product != g.opts.LocalProduct || pkg.Name != pkg.Manifest {
+			if pkg.Product != g.opts.Local.Product || pkg.Name != pkg.Manifest {
 				continue
 			}
 			for p, a := range pkg.Platforms {

@@ -26,24 +26,14 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/archives"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/emit"
+	"github.com/cudapkgs/cudapkgs/core/file"
 	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
-
-// Options tune the generated cell.
-type Options struct {
-	// Name is the cell's name, the one a project gives it in .buckconfig's
-	// [cells]; the generated .bzl refers to its own targets through it.
-	// Default "cuda".
-	Name string
-	// Toolchain names the packages nvcc and the CUDA rules come from (the
-	// toolkit plugin's Describe). Without a Compiler, no toolchain is
-	// generated.
-	Toolchain splice.Toolchain
-}
 
 // Tree maps a path relative to the cell root to the file's bytes.
 type Tree = buildfile.Tree
@@ -52,19 +42,21 @@ type Tree = buildfile.Tree
 var cudaBzl string
 
 type generator struct {
-	opts Options
+	opts emit.Options
 	ix   *archives.Index
 	// sets and targets are the Index's, sorted sets first, read once.
 	sets    []*pkgset.Set
 	targets []platform.Platform
 	splice  *splice.Splice
-	tree    Tree
+	// static are the packages with a <name>_static hub target.
+	static map[string]bool
+	tree   Tree
 }
 
 // Generate builds the cell's files from the configuration and the package
 // sets (after the fixup plugins: Files are what the archives' BUCK files
 // export).
-func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error) {
+func Generate(cfg *config.Config, sets []*pkgset.Set, opts emit.Options) (Tree, error) {
 	if opts.Name == "" {
 		opts.Name = "cuda"
 	}
@@ -77,7 +69,12 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts Options) (Tree, error
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), splice: splice.New(ix, opts.Toolchain), tree: Tree{}}
+	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), splice: splice.New(ix, opts.Toolchain), static: map[string]bool{}, tree: Tree{}}
+	for _, name := range ix.Packages() {
+		if ix.HasKind(name, file.StaticLib) && !ix.HasPackage(name+"_static") {
+			g.static[name] = true
+		}
+	}
 	for _, a := range ix.Archives() {
 		g.repoBuck(a)
 	}
@@ -200,7 +197,13 @@ func (g *generator) repoBuck(r *archives.Archive) {
 		}
 		return out
 	}
-	top := func(name string, exported []string, runtime []string) {
+	// Edges to another package's headers only (the crt headers a compiler
+	// package holds in some releases) go to its <name>_headers hub target.
+	headerLabels := hubLabels(r.HeaderDeps)
+	for i, l := range headerLabels {
+		headerLabels[i] = l + "_headers"
+	}
+	top := func(name string, exported []string, runtime []string, linkerFlags []string) {
 		if hasHeaders {
 			exported = append([]string{":headers"}, exported...)
 		}
@@ -215,12 +218,31 @@ func (g *generator) repoBuck(r *archives.Archive) {
 		if len(exported) > 0 {
 			args = append(args, buildfile.Arg("exported_deps", buildfile.StrList(exported)))
 		}
+		if len(linkerFlags) > 0 {
+			args = append(args, buildfile.Arg("exported_linker_flags", buildfile.SortedStrList(linkerFlags)))
+		}
 		args = append(args, buildfile.Arg("header_only", buildfile.Ident("True")))
 		b.Stmt = append(b.Stmt, call("prebuilt_cxx_library", public(), args...))
 	}
-	top(r.Manifest, append(slices.Clone(shared), hubLabels(r.Deps)...), hubLabels(r.Runtime))
+	top(r.Manifest, append(append(slices.Clone(shared), hubLabels(r.Deps)...), headerLabels...), hubLabels(r.Runtime), nil)
 	if len(static) > 0 {
-		top("static", static, nil)
+		// The static link set, as Bazel's: the package's static libraries,
+		// the static sets of what it links and of its static-only edges
+		// (the plain target of one without static libraries), and the
+		// system libraries they need, so that one target links statically.
+		needs := maps.Clone(r.StaticDeps)
+		for d := range r.Deps {
+			needs[d] = true
+		}
+		var labels []string
+		for _, d := range slices.Sorted(maps.Keys(needs)) {
+			if g.static[d] {
+				labels = append(labels, "//:"+d+"_static")
+			} else {
+				labels = append(labels, "//:"+d)
+			}
+		}
+		top("static", append(append(slices.Clone(static), labels...), headerLabels...), nil, slices.Collect(maps.Keys(r.StaticLinkopts)))
 	}
 	for _, fg := range []struct {
 		name string
@@ -344,7 +366,44 @@ func (g *generator) hub() {
 			buildfile.Arg("name", buildfile.Str(name)),
 			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List)))))
 	}
+	// The static link set follows the package's own version and platform;
+	// where a version's archive has no static libraries, the plain target
+	// stands in.
+	f.Stmt = append(f.Stmt, g.kindAliases("_static", file.StaticLib, "static", func(name string) bool { return g.static[name] })...)
+	wanted := map[string]bool{}
+	for _, a := range g.ix.Archives() {
+		for n := range a.HeaderDeps {
+			wanted[n] = true
+		}
+	}
+	f.Stmt = append(f.Stmt, g.kindAliases("_headers", file.Headers, "headers", func(name string) bool { return wanted[name] && !g.ix.HasPackage(name+"_headers") })...)
 	g.put(f)
+}
+
+// kindAliases are the hub's <package><suffix> aliases for the packages
+// wanted names: per cell, the archive's target where it has files of the
+// kind, its top target where not, the unusable target where no archive
+// serves.
+func (g *generator) kindAliases(suffix string, kind file.Kind, target string, wanted func(string) bool) []build.Expr {
+	var out []build.Expr
+	for _, name := range g.ix.Packages() {
+		if !wanted(name) {
+			continue
+		}
+		keys, labels := g.ix.Select(name,
+			func(c archives.Cell) string { return ":" + configSetting(c.CUDA, c.Platform) },
+			func(a *archives.Archive) string {
+				if a.HasKind(kind) {
+					return "//repos/" + a.Name + ":" + target
+				}
+				return "//repos/" + a.Name + ":" + a.Manifest
+			},
+			"DEFAULT")
+		out = append(out, call("alias", public(),
+			buildfile.Arg("name", buildfile.Str(name+suffix)),
+			buildfile.Arg("actual", buildfile.Positional("select", buildfile.Dict(keys, buildfile.StrList(labels).List)))))
+	}
+	return out
 }
 
 // unusable writes unusable/BUCK: one failing target per package and (CUDA

@@ -7,8 +7,7 @@ import (
 
 	"github.com/bazelbuild/buildtools/build"
 
-	"github.com/cudapkgs/cudapkgs/core/buildfile"
-	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/internal/builtintest"
@@ -19,13 +18,7 @@ import (
 // emitter runs the tests every emitter shares. rules/cuda.bzl is no copy
 // but the template filled in for the cell, so its golden stays.
 func emitter(t testing.TB) emittest.Emitter {
-	opts := Options{Toolchain: builtintest.Toolchain(t)}
-	return emittest.Emitter{
-		Generate: func(cfg *config.Config, sets []*pkgset.Set) (buildfile.Tree, error) {
-			return Generate(cfg, sets, opts)
-		},
-		Lint: Lint,
-	}
+	return emittest.Emitter{Format: Format(), Options: emit.Options{Toolchain: builtintest.Toolchain(t)}}
 }
 
 func TestGolden(t *testing.T)        { emitter(t).TestGolden(t) }
@@ -36,7 +29,7 @@ func TestLint(t *testing.T)          { emitter(t).TestLint(t) }
 // package, and the rest stands on its own.
 func TestNoToolchain(t *testing.T) {
 	c := emittest.Cases()[0]
-	tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), Options{Name: "nvidia"})
+	tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), c.Sets(), emit.Options{Name: "nvidia"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,35 +50,35 @@ func TestErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		sets func() []*pkgset.Set
-		opts Options
+		opts emit.Options
 		want string
 	}{
-		{"bad name", c.Sets, Options{Name: "my-cuda"}, `cell name "my-cuda"`},
-		{"digit name", c.Sets, Options{Name: "1cuda"}, `cell name "1cuda"`},
-		{"no sets", func() []*pkgset.Set { return nil }, Options{}, "no package sets"},
+		{"bad name", c.Sets, emit.Options{Name: "my-cuda"}, `cell name "my-cuda"`},
+		{"digit name", c.Sets, emit.Options{Name: "1cuda"}, `cell name "1cuda"`},
+		{"no sets", func() []*pkgset.Set { return nil }, emit.Options{}, "no package sets"},
 		{"duplicate version", func() []*pkgset.Set {
 			s := c.Sets()
 			return append(s, &pkgset.Set{CUDA: s[0].CUDA})
-		}, Options{}, "two package sets for CUDA 12.6.3"},
+		}, emit.Options{}, "two package sets for CUDA 12.6.3"},
 		{"no sha256", func() []*pkgset.Set {
 			s := c.Sets()
 			a := s[0].Packages[0].Platforms["linux-x86_64"]
 			a.SHA256 = ""
 			s[0].Packages[0].Platforms["linux-x86_64"] = a
 			return s
-		}, Options{}, "CUDA 12.6.3: cuda_cudart on linux-x86_64: archive cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-12.6.77-archive.tar.xz has no sha256"},
+		}, emit.Options{}, "CUDA 12.6.3: cuda_cudart on linux-x86_64: archive cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-12.6.77-archive.tar.xz has no sha256"},
 		{"no URL", func() []*pkgset.Set {
 			s := c.Sets()
 			a := s[0].Packages[0].Platforms["linux-x86_64"]
 			a.URLs = nil
 			s[0].Packages[0].Platforms["linux-x86_64"] = a
 			return s
-		}, Options{}, "has no URL"},
+		}, emit.Options{}, "has no URL"},
 		{"one archive, two manifests", func() []*pkgset.Set {
 			s := c.Sets()
 			s[0].Packages[2].Platforms["linux-x86_64"] = s[0].Packages[0].Platforms["linux-x86_64"]
 			return s
-		}, Options{}, "serves both cuda_cudart and cuda_nvcc"},
+		}, emit.Options{}, "serves both cuda_cudart and cuda_nvcc"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Generate(cfg, tt.sets(), tt.opts)
@@ -105,7 +98,7 @@ func TestRealManifests(t *testing.T) {
 	if err := h.Apply(context.Background(), cfg, sets); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := Generate(cfg, sets, Options{Toolchain: builtintest.Toolchain(t)})
+	tree, err := Generate(cfg, sets, emit.Options{Toolchain: builtintest.Toolchain(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +139,7 @@ func TestRealManifests(t *testing.T) {
 func TestEverySource(t *testing.T) {
 	c := emittest.Cases()[0]
 	sets := c.Sets()
-	tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), sets, Options{Toolchain: builtintest.Toolchain(t)})
+	tree, err := Generate(emittest.Config(t, c.CUDAs, c.Targets), sets, emit.Options{Toolchain: builtintest.Toolchain(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

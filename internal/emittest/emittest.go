@@ -2,7 +2,7 @@
 // (core/bazel, core/buck2): two CUDA versions with a runtime, a compiler, a
 // library with a versioned name that is unusable on Jetson, and a product
 // no plugin described, on a ppc64le target; and the tests every emitter runs
-// on them (Emitter), on the golden harness of internal/golden.
+// on them (Emitter, over a format's emit.Format), on the golden harness of internal/golden.
 package emittest
 
 import (
@@ -16,6 +16,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/golden"
@@ -151,12 +152,12 @@ func Cases() []Case {
 	}
 }
 
-// Emitter is an emitter under test, for the tests every emitter shares.
+// Emitter is a format under test, for the tests every format shares.
 type Emitter struct {
-	// Generate writes the tree of a case's configuration and sets.
-	Generate func(*config.Config, []*pkgset.Set) (buildfile.Tree, error)
-	// Lint is the emitter's own check of a tree.
-	Lint func(buildfile.Tree) []string
+	// Format is the format's declaration; its Generate writes the tree of
+	// a case's configuration and sets with Options, its Lint checks it.
+	Format  emit.Format
+	Options emit.Options
 	// Copies maps a path of the tree to the repository file (relative to
 	// the test's folder) it is a copy of, after CopyPrefix. testdata keeps
 	// no second copy of these: the test holds each to its source instead,
@@ -169,7 +170,7 @@ type Emitter struct {
 
 func (e Emitter) generate(t *testing.T, c Case) buildfile.Tree {
 	t.Helper()
-	tree, err := e.Generate(Config(t, c.CUDAs, c.Targets), c.Sets())
+	tree, err := e.Format.Generate(Config(t, c.CUDAs, c.Targets), c.Sets(), e.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,12 +206,12 @@ func (e Emitter) TestGolden(t *testing.T) {
 func (e Emitter) TestDeterministic(t *testing.T) {
 	for _, c := range Cases() {
 		cfg := Config(t, c.CUDAs, c.Targets)
-		a, err := e.Generate(cfg, c.Sets())
+		a, err := e.Format.Generate(cfg, c.Sets(), e.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 5; i++ {
-			b, err := e.Generate(cfg, c.Sets())
+			b, err := e.Format.Generate(cfg, c.Sets(), e.Options)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +225,7 @@ func (e Emitter) TestDeterministic(t *testing.T) {
 // TestLint: every case's tree passes the emitter's lint.
 func (e Emitter) TestLint(t *testing.T) {
 	for _, c := range Cases() {
-		for _, p := range e.Lint(e.generate(t, c)) {
+		for _, p := range e.Format.Lint(e.generate(t, c)) {
 			t.Errorf("%s: %s", c.Name, p)
 		}
 	}
