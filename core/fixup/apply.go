@@ -153,7 +153,7 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 				return bad(p.Name, "files on %s, where it has no archive", plat)
 			}
 			for _, f := range pr.Files {
-				if err := file.Check(f); err != nil {
+				if err := file.Check(fileOf(f)); err != nil {
 					return bad(p.Name, "%s: %v", plat, err)
 				}
 			}
@@ -334,7 +334,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			}
 			patches = append(patches, pp)
 		}
-		var all []sdk.File
+		var all []file.File
 		p.Judged = nil
 		for plat, res := range pr.Platforms {
 			if len(res.Judged) > 0 {
@@ -355,12 +355,12 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			}
 			if res.Generic {
 				pkgset.MarkGeneric(s, p, plat)
-				all = append(all, sdk.File{Kind: sdk.Headers, Role: sdk.Target})
+				all = append(all, file.File{Kind: file.Headers, Role: file.Target})
 				continue
 			}
-			if len(res.Files) > 0 {
-				// A copy: the set must not share the answer's backing array.
-				p.Files[plat] = append(p.Files[plat], res.Files...)
+			files := filesOf(res.Files)
+			if len(files) > 0 {
+				p.Files[plat] = files
 			}
 			if len(patches) > 0 {
 				if p.Patches == nil {
@@ -368,7 +368,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 				}
 				p.Patches[plat] = patches
 			}
-			all = append(all, res.Files...)
+			all = append(all, files...)
 		}
 		p.Role = file.RoleOf(all)
 		p.StaticLinkopts = slices.Clone(pr.StaticLinkopts)
@@ -420,4 +420,24 @@ func checkCycles(s *pkgset.Set, pluginOf func(string) string) error {
 		}
 	}
 	return nil
+}
+
+// fileOf reads a plugin's file into the host's file model: the SDK states
+// the same kinds and roles by name (TestFileModelMatchesSDK holds them
+// together), so the conversion is by name and file.Check judges the result.
+func fileOf(f sdk.File) file.File {
+	return file.File{Path: f.Path, Kind: file.Kind(f.Kind), Role: file.Role(f.Role), SONAME: f.SONAME}
+}
+
+// filesOf converts a list (nil for none), so that the set never shares the
+// answer's backing array.
+func filesOf(fs []sdk.File) []file.File {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]file.File, len(fs))
+	for i, f := range fs {
+		out[i] = fileOf(f)
+	}
+	return out
 }
