@@ -89,11 +89,13 @@ type running struct {
 	fixer   caller
 	desc    sdk.Description
 	renames renames // desc.Renames, checked
-	stderr  *tail
-	cmd     *exec.Cmd // the plugin process; nil in process
-	proc    *process  // cmd as go-plugin runs it; nil in process
-	bin     *checked  // a third party's checked binary
-	host    *os.File  // the write end of the pipe the plugin watches
+	// products are desc.Facts, checked and converted.
+	products []described
+	stderr   *tail
+	cmd      *exec.Cmd // the plugin process; nil in process
+	proc     *process  // cmd as go-plugin runs it; nil in process
+	bin      *checked  // a third party's checked binary
+	host     *os.File  // the write end of the pipe the plugin watches
 	// hostRead is the pipe's read end until the plugin has its copy.
 	hostRead *os.File
 	done     chan struct{}
@@ -299,7 +301,7 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if d.Name == "" || len(d.Products) == 0 {
 		return fail("Describe", fmt.Errorf("describes itself without a name or products: %+v", d))
 	}
-	if err := checkFacts(d); err != nil {
+	if r.products, err = convertFacts(d); err != nil {
 		return fail("Describe", err)
 	}
 	if r.renames, err = parseRenames(d); err != nil {

@@ -16,7 +16,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // ProtocolVersion is the plugin protocol's major version. It is in the
@@ -391,18 +390,4 @@ func Generic(p Package) PackageResult {
 		r.Platforms[a.Platform] = PlatformResult{Generic: true}
 	}
 	return r
-}
-
-// SortFacts puts the toolkit first and the other products by name: the
-// order a host gives products in, whatever order plugins start in.
-func SortFacts(fs []ProductFacts) {
-	slices.SortStableFunc(fs, func(a, b ProductFacts) int {
-		switch {
-		case a.Toolkit != b.Toolkit && a.Toolkit:
-			return -1
-		case a.Toolkit != b.Toolkit:
-			return 1
-		}
-		return strings.Compare(a.Product, b.Product)
-	})
 }
