@@ -9,9 +9,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // Lists work where users write them: comma lists in --release (a plain

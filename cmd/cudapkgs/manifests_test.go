@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs/core/source"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // manifestServer serves copies of real manifests (read from ../shared at test

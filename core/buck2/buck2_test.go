@@ -11,9 +11,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // emitter runs the tests every emitter shares. rules/cuda.bzl is no copy

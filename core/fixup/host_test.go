@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cudapkgs/cudapkgs/core/fixup"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // testPlugin is the misbehaving plugin binary, built once for the package.
