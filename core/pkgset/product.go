@@ -7,6 +7,17 @@
 // products (where archives live, which CUDA versions an unsplit archive
 // serves, how archives unpack) comes in as Product values from outside the
 // core.
+//
+// Sets are immutable once the run hands them out. They are changed in
+// exactly these places, each on sets no one else holds yet, in this order:
+// Build while it makes them; fixup.Host.Apply, which fills the plugins'
+// answers into the packages and then calls ChooseDefaults and MarkGeneric
+// and sets Aliases; starlark's ApplyOverrides, which never changes a
+// Package value but puts a changed copy in its place, and commits the new
+// package lists only when every override succeeded; and the composition
+// root's Sets, which calls GenericWhereEmpty and prepends the set's
+// warnings before it returns them. Emitters, the report, queries and
+// splicing only read.
 package pkgset
 
 import (
