@@ -354,11 +354,11 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.host.Apply(ctx, r.Config, sets); err != nil {
+	if sets, err = r.host.Apply(ctx, r.Config, sets); err != nil {
 		return nil, err
 	}
 	if r.File != nil {
-		if err := r.File.ApplyOverrides(ctx, sets, r.inSomeRelease); err != nil {
+		if sets, err = r.File.ApplyOverrides(ctx, sets, r.inSomeRelease); err != nil {
 			return nil, &StarlarkError{err}
 		}
 	}

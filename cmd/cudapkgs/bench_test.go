@@ -102,9 +102,11 @@ func BenchmarkFixupStageGRPC(b *testing.B) {
 		b.StopTimer()
 		sets := build()
 		b.StartTimer()
-		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+		applied, err := h.Apply(context.Background(), cfg, sets)
+		if err != nil {
 			b.Fatal(err)
 		}
+		sets = applied
 	}
 }
 
@@ -117,9 +119,11 @@ func BenchmarkFixupStageInProcess(b *testing.B) {
 		b.StopTimer()
 		sets := build()
 		b.StartTimer()
-		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+		applied, err := h.Apply(context.Background(), cfg, sets)
+		if err != nil {
 			b.Fatal(err)
 		}
+		sets = applied
 	}
 }
 
@@ -145,9 +149,11 @@ func BenchmarkPipeline(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+		applied, err := h.Apply(context.Background(), cfg, sets)
+		if err != nil {
 			b.Fatal(err)
 		}
+		sets = applied
 		h.Close()
 	}
 }
@@ -159,9 +165,11 @@ func BenchmarkGenerateTree(b *testing.B) {
 	cfg, _, build := benchSets(b)
 	sets := build()
 	h := fixup.InProcess(fixup.Options{}, builtinFixers()...)
-	if err := h.Apply(context.Background(), cfg, sets); err != nil {
+	applied, err := h.Apply(context.Background(), cfg, sets)
+	if err != nil {
 		b.Fatal(err)
 	}
+	sets = applied
 	for b.Loop() {
 		if _, err := bazel.Generate(cfg, sets, bazel.Options{Toolchain: builtintest.Toolchain(b)}); err != nil {
 			b.Fatal(err)

@@ -102,9 +102,11 @@ func TestErrors(t *testing.T) {
 func TestRealManifests(t *testing.T) {
 	cfg, sets := builtintest.Env().Sets(t, []string{"12.4.1", "12.6.3", "13.0.0"}, []string{"linux-x86_64", "linux-sbsa", "linux-jetson"})
 	h := fixup.InProcess(fixup.Options{}, builtin.Fixers()...)
-	if err := h.Apply(context.Background(), cfg, sets); err != nil {
+	applied, err := h.Apply(context.Background(), cfg, sets)
+	if err != nil {
 		t.Fatal(err)
 	}
+	sets = applied
 	tree, err := Generate(cfg, sets, Options{Toolchain: builtintest.Toolchain(t)})
 	if err != nil {
 		t.Fatal(err)

@@ -18,12 +18,17 @@ import (
 )
 
 // Apply sends every package set, one batch per product, to the plugin that
-// fixes the product, in parallel, and folds the validated answers into the
-// sets; then each default name is served, per platform, by the newest
-// release found usable there (pkgset.ChooseDefaults). Any failure ends the
-// whole stage with one error; the caller writes
-// nothing then.
-func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set) error {
+// fixes the product, in parallel, and returns new sets with the validated
+// answers folded in; then each default name is served, per platform, by the
+// newest release found usable there (pkgset.ChooseDefaults). The sets it is
+// given stay as they were: it works on clones, which it alone holds until it
+// returns them. Any failure ends the whole stage with one error; the caller
+// writes nothing then.
+func (h *Host) Apply(ctx context.Context, cfg *config.Config, in []*pkgset.Set) ([]*pkgset.Set, error) {
+	sets := make([]*pkgset.Set, len(in))
+	for i, s := range in {
+		sets[i] = s.Clone()
+	}
 	type job struct {
 		set   *pkgset.Set
 		batch *sdk.Batch
@@ -32,7 +37,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 	var jobs []job
 	rs := h.renames()
 	if err := rs.check(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, s := range sets {
 		for _, b := range Batches(cfg, s) {
@@ -41,7 +46,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 			case !ok && slices.Contains(h.opts.Unfixed, b.Product):
 				continue
 			case !ok:
-				return fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
+				return nil, fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
 			}
 			jobs = append(jobs, job{s, b, r})
 		}
@@ -63,10 +68,10 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, err
 	}
-	// Folding is sequential and cheap; it mutates the sets, which nothing
-	// else reads while the stage runs.
+	// Folding is sequential and cheap; it changes the clones, which
+	// nothing else holds.
 	plugins := map[string]string{} // package -> plugin, for cycle messages
 	for i, j := range jobs {
 		fold(j.set, j.batch, results[i], rs)
@@ -78,10 +83,10 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 		pkgset.ChooseDefaults(cfg, s)
 		rs.alias(s)
 		if err := checkCycles(s, func(pkg string) string { return plugins[s.CUDA.String()+"/"+pkg] }); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return sets, nil
 }
 
 // renames are those of the plugins that fix a product (a built-in replaced

@@ -160,7 +160,8 @@ func InProcess(opts Options, fixers ...sdk.Fixer) *Host {
 		d, _ := inProcess{f}.Describe(context.Background())
 		// The built-ins' renames are checked by their own tests.
 		rs, _ := parseRenames(d)
-		r := &running{spec: Spec{Name: d.Name, Builtin: true}, fixer: inProcess{f}, desc: d, renames: rs, stderr: newTail(stderrTailLines)}
+		ps, _ := convertFacts(d)
+		r := &running{spec: Spec{Name: d.Name, Builtin: true}, fixer: inProcess{f}, desc: d, renames: rs, products: ps, stderr: newTail(stderrTailLines)}
 		h.plugins = append(h.plugins, r)
 		for _, p := range d.Products {
 			h.byProduct[p] = r

@@ -8,16 +8,16 @@
 // serves, how archives unpack) comes in as Product values from outside the
 // core.
 //
-// Sets are immutable once the run hands them out. They are changed in
-// exactly these places, each on sets no one else holds yet, in this order:
-// Build while it makes them; fixup.Host.Apply, which fills the plugins'
-// answers into the packages and then calls ChooseDefaults and MarkGeneric
-// and sets Aliases; starlark's ApplyOverrides, which never changes a
-// Package value but puts a changed copy in its place, and commits the new
-// package lists only when every override succeeded; and the composition
-// root's Sets, which calls GenericWhereEmpty and prepends the set's
-// warnings before it returns them. Emitters, the report, queries and
-// splicing only read.
+// A set is not changed once a stage has returned it; later stages return
+// new values. Mutation is allowed in exactly these places, each on values
+// no one else holds yet: Build while it makes the sets; fixup.Host.Apply on
+// the clones (Set.Clone) it makes of the sets it is given, where it folds
+// in the plugins' answers and calls ChooseDefaults and MarkGeneric;
+// starlark's ApplyOverrides, which returns new sets whose changed packages
+// are changed copies (Package.Clone); and the composition root's Sets,
+// which calls GenericWhereEmpty and prepends the warnings on the sets the
+// overrides just returned, before it hands them out. Emitters, the report,
+// queries and splicing only read.
 package pkgset
 
 import (
