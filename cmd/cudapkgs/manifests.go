@@ -70,6 +70,10 @@ Releases: --release cuda=12.4.1 (repeatable, or comma-separated); a plain versio
 it links to is fetched. Without --product, the products named by --release are fetched, or
 else cuda, cudnn, cutensor and every product with a --product-url.
 
+Products and their layouts come from the plugins, as in a run: the built-ins and those the
+configuration declares (plugin() in cudapkgs.star), so a third party's product is fetched by
+the layout its plugin describes.
+
 A download that does not parse, or whose sha256 differs from the lock, is refused and never
 cached; --update-lock accepts new bytes and replaces their entries. The lock file is written
 only when every manifest was delivered. Network errors, timeouts, HTTP 5xx and 429 are
