@@ -167,7 +167,7 @@ type Run struct {
 	// Products are the plugins' products and the configuration's own, the
 	// toolkit first.
 	Products []pkgset.Product
-	Toolkit  Toolkit
+	Toolkit  fixup.Toolkit
 	Interp   *starlark.Interp
 	// File is the configuration file; nil without one.
 	File *starlark.File
@@ -220,13 +220,11 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 			r.Close()
 		}
 	}()
-	facts, err := r.host.Facts()
+	products, err := r.host.Products()
 	if err != nil {
 		return nil, err
 	}
-	if r.Products, r.Toolkit, err = products(facts); err != nil {
-		return nil, err
-	}
+	r.Products, r.Toolkit = products.List, products.Toolkit
 	if r.File != nil && len(r.File.Products()) > 0 {
 		if coll, r.Products, err = addUserProducts(ctx, coll, r.Products, r.File.Products()); err != nil {
 			return nil, err
@@ -303,6 +301,19 @@ func Plugins(ctx context.Context, in Inputs) ([]fixup.Info, error) {
 	return r.Plugins(), nil
 }
 
+// Products starts the plugins a configuration names, with the built-ins,
+// and returns the products they describe, as Evaluate learns them (so
+// `manifests fetch` knows a third party's product by its layout), then
+// stops them. It reads no manifest.
+func Products(ctx context.Context, in Inputs) (fixup.Products, error) {
+	r := &Run{Warnings: &warning.List{}, in: in}
+	if _, err := r.start(ctx); err != nil {
+		return fixup.Products{}, err
+	}
+	defer r.Close()
+	return r.host.Products()
+}
+
 // blame attributes a configuration error: to the file, with its position,
 // when the file set the option last; else to the caller's layers.
 func (r *Run) blame(err error) error {
@@ -343,11 +354,11 @@ func (r *Run) Sets(ctx context.Context) ([]*pkgset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.host.Apply(ctx, r.Config, sets); err != nil {
+	if sets, err = r.host.Apply(ctx, r.Config, sets); err != nil {
 		return nil, err
 	}
 	if r.File != nil {
-		if err := r.File.ApplyOverrides(ctx, sets, r.inSomeRelease); err != nil {
+		if sets, err = r.File.ApplyOverrides(ctx, sets, r.inSomeRelease); err != nil {
 			return nil, &StarlarkError{err}
 		}
 	}

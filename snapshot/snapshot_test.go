@@ -162,8 +162,12 @@ func TestCurrentWithShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := map[string]bool{}
-	for _, f := range builtin.Facts() {
-		known[f.Product] = true
+	ps, err := builtin.Products()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps.List {
+		known[p.Name] = true
 	}
 	paths, err := filepath.Glob(filepath.Join(dir, "*", "redistrib_*.json"))
 	if err != nil {

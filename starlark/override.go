@@ -125,7 +125,7 @@ func applySetOverride(th *sl.Thread, o *override, s *pkgset.Set) error {
 		if change == sl.None {
 			continue
 		}
-		p := clonePackage(s.Packages[i])
+		p := s.Packages[i].Clone()
 		if err := applyChange(s, p, change); err != nil {
 			return fmt.Errorf("%s: override_set, CUDA %s, package %s: %w", o.pos, s.CUDA, name, err)
 		}
@@ -137,16 +137,17 @@ func applySetOverride(th *sl.Thread, o *override, s *pkgset.Set) error {
 // ApplyOverrides applies the file's overrides to the sets, in declaration
 // order (modules in load order, calls in the order they ran), in one run.
 // Each function receives the package as the previous overrides left it; its
-// cuda module reads the sets as changed so far. Nothing is changed unless
-// every override succeeds.
+// cuda module reads the sets as changed so far. It returns new sets and
+// changes neither the sets nor the packages it is given: a changed package is
+// a changed copy in the new set's list.
 //
 // sets may be a few of the CUDA versions (--cuda narrows them): an override
 // whose package is in none of the sets it applies to is an error only when
 // elsewhere, when given, says the package is in no other set either (a
 // typo), so one configuration serves every selection of versions.
-func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set, elsewhere func(pkg string) bool) error {
+func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set, elsewhere func(pkg string) bool) ([]*pkgset.Set, error) {
 	if len(f.overrides) == 0 {
-		return nil
+		return sets, nil
 	}
 	work := make([]*pkgset.Set, len(sets))
 	for i, s := range sets {
@@ -163,7 +164,7 @@ func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set, elsewhere
 			for _, s := range work {
 				if o.cuda.IsZero() || s.CUDA.HasPrefix(o.cuda) {
 					if err := applySetOverride(th, o, s); err != nil {
-						return err
+						return nil, err
 					}
 				}
 			}
@@ -184,14 +185,14 @@ func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set, elsewhere
 			where := fmt.Sprintf("override(%q) declared at %s, CUDA %s", o.name, o.pos, s.CUDA)
 			v, err := sl.Call(th, o.fn, sl.Tuple{packageValue(s, s.Packages[i])}, nil)
 			if err != nil {
-				return &contextError{where, err}
+				return nil, &contextError{where, err}
 			}
 			if v == sl.None {
 				continue
 			}
-			p := clonePackage(s.Packages[i])
+			p := s.Packages[i].Clone()
 			if err := applyChange(s, p, v); err != nil {
-				return fmt.Errorf("%s: override(%q), CUDA %s: %w", o.pos, o.name, s.CUDA, err)
+				return nil, fmt.Errorf("%s: override(%q), CUDA %s: %w", o.pos, o.name, s.CUDA, err)
 			}
 			s.Packages[i] = p
 		}
@@ -203,46 +204,10 @@ func (f *File) ApplyOverrides(ctx context.Context, sets []*pkgset.Set, elsewhere
 			if elsewhere != nil {
 				scope += ", nor in any release of the manifests"
 			}
-			return fmt.Errorf("%s: override(%q): no package %s in CUDA %s", o.pos, o.name, o.name, scope)
+			return nil, fmt.Errorf("%s: override(%q): no package %s in CUDA %s", o.pos, o.name, o.name, scope)
 		}
 	}
-	for i := range sets {
-		*sets[i] = *work[i]
-	}
-	return nil
-}
-
-func clonePackage(p *pkgset.Package) *pkgset.Package {
-	c := *p
-	if p.Platforms != nil {
-		c.Platforms = make(map[string]pkgset.Archive, len(p.Platforms))
-		for k, v := range p.Platforms {
-			c.Platforms[k] = v
-		}
-	}
-	c.Unavailable = cloneLists(p.Unavailable)
-	c.Files = cloneLists(p.Files)
-	c.Patches = cloneLists(p.Patches)
-	c.Deps = slices.Clone(p.Deps)
-	c.Served = maps.Clone(p.Served)
-	c.Tried = cloneLists(p.Tried)
-	c.Generic = maps.Clone(p.Generic)
-	c.Judged = cloneLists(p.Judged)
-	c.StaticLinkopts = slices.Clone(p.StaticLinkopts)
-	return &c
-}
-
-// cloneLists copies a map of lists, lists included (nil stays nil), so that
-// an override's changes never reach the set it was copied from.
-func cloneLists[V any](m map[string][]V) map[string][]V {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string][]V, len(m))
-	for k, v := range m {
-		out[k] = slices.Clone(v)
-	}
-	return out
+	return work, nil
 }
 
 // changePin points a package at another release of the same manifest
@@ -278,7 +243,7 @@ func changePin(s *pkgset.Set, p *pkgset.Package, v sl.Value) error {
 		return fmt.Errorf("pin: no %s release %s in the CUDA %s set (it has %s)", p.Manifest, str, s.CUDA, strings.Join(have, ", "))
 	}
 	name := p.Name
-	*p = *clonePackage(best)
+	*p = *best.Clone()
 	p.Name = name
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +17,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/golden"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 func interp(t testing.TB, root string) *Interp {
@@ -112,9 +113,11 @@ func TestWorkspaceConfig(t *testing.T) {
 	if p, ok := cfg.Pin("cudnn", version.MustParse("12.2.2")); !ok || p.String() != "cudnn@12.2=8.9" {
 		t.Errorf("config pin %v %v", p, ok)
 	}
-	if err := f.ApplyOverrides(ctx, sets, nil); err != nil {
+	applied, err := f.ApplyOverrides(ctx, sets, nil)
+	if err != nil {
 		t.Fatal(FormatError(err))
 	}
+	sets = applied
 	v, err := Query(ctx, in, wsQuery, sets)
 	if err != nil {
 		t.Fatal(FormatError(err))
@@ -175,9 +178,18 @@ override("libcufile", lambda pkg: {"unusable": {"linux-x86_64": "saw %d deps" % 
 		t.Fatal(FormatError(err))
 	}
 	_, sets := builtintest.Env().Sets(t, []string{"12.2.2"}, []string{"linux-x86_64", "linux-sbsa"})
-	if err := f.ApplyOverrides(ctx, sets, nil); err != nil {
+	given := sets[0]
+	before := given.Clone()
+	applied, err := f.ApplyOverrides(ctx, sets, nil)
+	if err != nil {
 		t.Fatal(FormatError(err))
 	}
+	// Overrides return new sets: the sets given, and their packages, stay
+	// as they were.
+	if !reflect.DeepEqual(given, before) {
+		t.Error("ApplyOverrides changed the set it was given")
+	}
+	sets = applied
 	p := find(sets[0], "libcufile")
 	if len(p.Deps) != 1 || p.Deps[0].Name != "libcublas" {
 		t.Errorf("deps %+v", p.Deps)
@@ -266,7 +278,7 @@ func TestOverrideErrors(t *testing.T) {
 				t.Fatal(FormatError(err))
 			}
 			before, _ := ToJSON(mustQuery(t, in, sets))
-			err = f.ApplyOverrides(context.Background(), sets, nil)
+			_, err = f.ApplyOverrides(context.Background(), sets, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -391,9 +403,11 @@ func TestDeterminism(t *testing.T) {
 			t.Fatal(FormatError(err))
 		}
 		_, sets := build(t, f)
-		if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
+		applied, err := f.ApplyOverrides(context.Background(), sets, nil)
+		if err != nil {
 			t.Fatal(FormatError(err))
 		}
+		sets = applied
 		v, err := Query(context.Background(), in, `[cuda.packages(), cuda.gpus(), cuda.gencode(["8.0", "9.0a"], forward_compat = True)]`, sets)
 		if err != nil {
 			t.Fatal(FormatError(err))
@@ -500,9 +514,11 @@ capabilities(CAPS)
 		t.Fatal(FormatError(err))
 	}
 	_, sets := build(t, f)
-	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
+	applied, err := f.ApplyOverrides(context.Background(), sets, nil)
+	if err != nil {
 		t.Fatal(FormatError(err))
 	}
+	sets = applied
 	v, err := Query(context.Background(), in, `[(p.cuda, p.release) for p in cuda.packages() if p.name == "cudnn"]`, sets)
 	if err != nil {
 		t.Fatal(FormatError(err))
@@ -535,9 +551,11 @@ func TestOverridePin(t *testing.T) {
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
+	applied, err := f.ApplyOverrides(context.Background(), sets, nil)
+	if err != nil {
 		t.Fatal(FormatError(err))
 	}
+	sets = applied
 	p, _ := sets[0].Package("cudnn")
 	if p.Name != "cudnn" || p.Version.String() != "8.9.7.29" {
 		t.Errorf("cudnn after pin = %s %s", p.Name, p.Version)
@@ -550,7 +568,7 @@ func TestOverridePin(t *testing.T) {
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	err = f.ApplyOverrides(context.Background(), sets, nil)
+	_, err = f.ApplyOverrides(context.Background(), sets, nil)
 	if err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:9: override(\"cudnn\"), CUDA 12.4.1: pin: no cudnn release 7.6 in the CUDA 12.4.1 set (it has 8.8.1 (cudnn_8_8), 8.9.7 (cudnn") {
 		t.Errorf("error = %v", err)
 	}
@@ -558,7 +576,7 @@ func TestOverridePin(t *testing.T) {
 
 // applyOverrides evaluates src as a workspace's cudapkgs.star and applies its
 // overrides to sets.
-func applyOverrides(t *testing.T, src string, sets []*pkgset.Set) {
+func applyOverrides(t *testing.T, src string, sets []*pkgset.Set) []*pkgset.Set {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
@@ -572,9 +590,11 @@ func applyOverrides(t *testing.T, src string, sets []*pkgset.Set) {
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
+	applied, err := f.ApplyOverrides(context.Background(), sets, nil)
+	if err != nil {
 		t.Fatal(FormatError(err))
 	}
+	return applied
 }
 
 // A pin to the default's own release is that release everywhere, even where
@@ -587,7 +607,7 @@ func TestOverridePinOwnRelease(t *testing.T) {
 		t.Fatalf("no versioned name for cudnn %s", def.Release)
 	}
 	def.Served = map[string]pkgset.Served{"linux-x86_64": {Name: "cudnn_9_7", Release: version.MustParse("9.7.1")}}
-	applyOverrides(t, "override(\"cudnn\", lambda pkg: {\"pin\": \""+def.Release.MajorMinor().String()+"\"})\n", sets)
+	sets = applyOverrides(t, "override(\"cudnn\", lambda pkg: {\"pin\": \""+def.Release.MajorMinor().String()+"\"})\n", sets)
 	p, _ := sets[0].Package("cudnn")
 	if p.Served != nil || !p.Version.Equal(own.Version) {
 		t.Errorf("cudnn pinned to its own release: version %s, served by %v; want %s everywhere", p.Version, p.Served, own.Version)
@@ -621,9 +641,11 @@ override("nsight_compute", lambda pkg: {"add_deps": ["cuda_cupti"]}, cuda = "12.
 	if got := strings.Join(f.Overrides(), "; "); got != "cudapkgs.star:6:13: (whole set) (CUDA 12.4); cudapkgs.star:7:9: nsight_compute (CUDA 12.4)" {
 		t.Errorf("Overrides() = %s", got)
 	}
-	if err := f.ApplyOverrides(context.Background(), sets, nil); err != nil {
+	applied, err := f.ApplyOverrides(context.Background(), sets, nil)
+	if err != nil {
 		t.Fatal(FormatError(err))
 	}
+	sets = applied
 	p122, _ := sets[0].Package("nsight_compute")
 	p124, _ := sets[1].Package("nsight_compute")
 	if len(p122.Unavailable["linux-sbsa"]) != 0 {
@@ -644,7 +666,7 @@ override("nsight_compute", lambda pkg: {"add_deps": ["cuda_cupti"]}, cuda = "12.
 	if err != nil {
 		t.Fatal(FormatError(err))
 	}
-	if err := f.ApplyOverrides(context.Background(), sets, nil); err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:13: override_set, CUDA 12.2.2: no package no_such in the set") {
+	if _, err := f.ApplyOverrides(context.Background(), sets, nil); err == nil || !strings.Contains(err.Error(), "cudapkgs.star:1:13: override_set, CUDA 12.2.2: no package no_such in the set") {
 		t.Errorf("error = %v", err)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -103,9 +103,11 @@ func BenchmarkFixupStageGRPC(b *testing.B) {
 		b.StopTimer()
 		sets := build()
 		b.StartTimer()
-		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+		applied, err := h.Apply(context.Background(), cfg, sets)
+		if err != nil {
 			b.Fatal(err)
 		}
+		sets = applied
 	}
 }
 
@@ -118,9 +120,11 @@ func BenchmarkFixupStageInProcess(b *testing.B) {
 		b.StopTimer()
 		sets := build()
 		b.StartTimer()
-		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+		applied, err := h.Apply(context.Background(), cfg, sets)
+		if err != nil {
 			b.Fatal(err)
 		}
+		sets = applied
 	}
 }
 
@@ -146,9 +150,11 @@ func BenchmarkPipeline(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := h.Apply(context.Background(), cfg, sets); err != nil {
+		applied, err := h.Apply(context.Background(), cfg, sets)
+		if err != nil {
 			b.Fatal(err)
 		}
+		sets = applied
 		h.Close()
 	}
 }
@@ -160,9 +166,11 @@ func BenchmarkGenerateTree(b *testing.B) {
 	cfg, _, build := benchSets(b)
 	sets := build()
 	h := fixup.InProcess(fixup.Options{}, builtinFixers()...)
-	if err := h.Apply(context.Background(), cfg, sets); err != nil {
+	applied, err := h.Apply(context.Background(), cfg, sets)
+	if err != nil {
 		b.Fatal(err)
 	}
+	sets = applied
 	for b.Loop() {
 		if _, err := bazel.Generate(cfg, sets, emit.Options{Toolchain: builtintest.Toolchain(b)}); err != nil {
 			b.Fatal(err)

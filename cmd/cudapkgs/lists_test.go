@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // Lists work where users write them: comma lists in --release (a plain
@@ -46,7 +47,7 @@ func TestFetchLists(t *testing.T) {
 			if err := fl.Parse(append(tc.args, "--cache", t.TempDir())); err != nil {
 				t.Fatal(err)
 			}
-			o, err := f.options()
+			o, err := f.options(builtintest.Products(t))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,9 +12,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cudapkgs/cudapkgs"
+	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
-	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 )
 
 func (a *app) manifestsCmd() *cobra.Command {
@@ -43,6 +46,11 @@ type fetchFlags struct {
 	updateLock           bool
 	timeout              time.Duration
 	retries              int
+	// Where the configuration is, for the plugins it declares: their
+	// products are fetched by the layouts they describe, as a run reads
+	// them.
+	config, workspace string
+	pluginTimeout     time.Duration
 }
 
 func (a *app) fetchCmd() *cobra.Command {
@@ -61,6 +69,10 @@ Releases: --release cuda=12.4.1 (repeatable, or comma-separated); a plain versio
 --product is given. A product without releases has its folder listing read and every release
 it links to is fetched. Without --product, the products named by --release are fetched, or
 else cuda, cudnn, cutensor and every product with a --product-url.
+
+Products and their layouts come from the plugins, as in a run: the built-ins and those the
+configuration declares (plugin() in cudapkgs.star), so a third party's product is fetched by
+the layout its plugin describes.
 
 A download that does not parse, or whose sha256 differs from the lock, is refused and never
 cached; --update-lock accepts new bytes and replaces their entries. The lock file is written
@@ -89,10 +101,40 @@ func (f *fetchFlags) bind(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.updateLock, "update-lock", false, "accept downloads that differ from the lock file and replace their entries")
 	fl.DurationVar(&f.timeout, "timeout", source.DefaultTimeout, "limit for one try of one URL (a try also ends after 30s without data)")
 	fl.IntVar(&f.retries, "retries", source.DefaultAttempts-1, "retries per URL after the first try")
+	fl.StringVar(&f.config, "config", "", "Starlark configuration file whose plugin() declarations add products and their layouts, as in a run (default: cudapkgs.star at the workspace root, when there is one)")
+	fl.StringVar(&f.workspace, "workspace", "", "workspace root for the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
+	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of each plugin's start and Describe call")
+}
+
+// described starts the built-in plugins and those the configuration
+// declares, and returns the products they describe: the same products, with
+// the same layouts, as a run reads.
+func (f *fetchFlags) described(ctx context.Context) (fixup.Products, error) {
+	if f.pluginTimeout <= 0 {
+		return fixup.Products{}, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
+	}
+	root, err := (&configFlags{workspace: f.workspace}).workspaceRoot()
+	if err != nil {
+		return fixup.Products{}, err
+	}
+	builtins, err := builtinSpecs()
+	if err != nil {
+		return fixup.Products{}, err
+	}
+	ps, err := cudapkgs.Products(ctx, cudapkgs.Inputs{Workspace: root, ConfigFile: f.config, Builtins: builtins, PluginTimeout: f.pluginTimeout})
+	var ce *cudapkgs.ConfigError
+	if errors.As(err, &ce) {
+		return fixup.Products{}, usageError{ce.Err}
+	}
+	return ps, err
 }
 
 func (a *app) fetch(cmd *cobra.Command, f *fetchFlags) error {
-	opts, err := f.options()
+	ps, err := f.described(cmd.Context())
+	if err != nil {
+		return err
+	}
+	opts, err := f.options(ps.List)
 	if err != nil {
 		return err
 	}
@@ -124,7 +166,7 @@ func (a *app) fetch(cmd *cobra.Command, f *fetchFlags) error {
 }
 
 // options turns the flags into source.Options; every problem is a usage error.
-func (f *fetchFlags) options() (source.Options, error) {
+func (f *fetchFlags) options(products []pkgset.Product) (source.Options, error) {
 	o := source.Options{
 		Sources:  source.Sources{Mirrors: splitList(f.mirrors, beforeURL), ProductURLs: map[string]string{}},
 		CacheDir: f.cache,
@@ -151,7 +193,7 @@ func (f *fetchFlags) options() (source.Options, error) {
 	if f.base != source.DefaultBase {
 		o.Sources.Base = f.base
 	}
-	o.Sources.Layouts, o.Sources.Unlisted = builtinLayouts()
+	o.Sources.Layouts, o.Sources.Unlisted = layouts(products)
 	for _, pu := range splitList(f.productURLs, beforeProductURL) {
 		p, u, ok := strings.Cut(pu, "=")
 		if !ok {
@@ -214,7 +256,7 @@ func (f *fetchFlags) options() (source.Options, error) {
 		o.Products = named
 	}
 	if o.Products == nil {
-		o.Products = fetchedByDefault(o.Sources)
+		o.Products = fetchedByDefault(products, o.Sources)
 	}
 	for _, p := range o.Products {
 		if _, err := o.Sources.Folders(p); err != nil {
@@ -273,13 +315,13 @@ lock. Every problem is reported, one per line, and the command fails if there is
 	return cmd
 }
 
-// fetchedByDefault: every built-in product NVIDIA publishes manifests for,
-// plus every product given a --product-url.
-func fetchedByDefault(s source.Sources) []string {
+// fetchedByDefault: every product of the plugins that is published with
+// manifests, plus every product given a --product-url.
+func fetchedByDefault(products []pkgset.Product, s source.Sources) []string {
 	var ps []string
-	for _, p := range builtin.Facts() {
+	for _, p := range products {
 		if !p.Unlisted {
-			ps = append(ps, p.Product)
+			ps = append(ps, p.Name)
 		}
 	}
 	var extra []string
@@ -292,17 +334,17 @@ func fetchedByDefault(s source.Sources) []string {
 	return append(ps, extra...)
 }
 
-// builtinLayouts say where the built-in plugins publish their products'
-// manifests, and which products have none.
-func builtinLayouts() (map[string]source.Layout, []string) {
+// layouts say where the plugins publish their products' manifests, and
+// which products have none.
+func layouts(products []pkgset.Product) (map[string]source.Layout, []string) {
 	layouts := map[string]source.Layout{}
 	var unlisted []string
-	for _, p := range builtin.Facts() {
+	for _, p := range products {
 		if p.Unlisted {
-			unlisted = append(unlisted, p.Product)
+			unlisted = append(unlisted, p.Name)
 			continue
 		}
-		layouts[p.Product] = source.Layout{Base: p.Base, Path: p.Path}
+		layouts[p.Name] = source.Layout{Base: p.Base, Path: p.Path}
 	}
 	return layouts, unlisted
 }

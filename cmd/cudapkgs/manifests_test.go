@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // manifestServer serves copies of real manifests (read from ../shared at test
@@ -279,16 +283,56 @@ func TestFetchedByDefault(t *testing.T) {
 		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,aa,zz"},
 	}
 	for _, tt := range tests {
-		got := strings.Join(fetchedByDefault(source.Sources{ProductURLs: tt.urls}), ",")
+		got := strings.Join(fetchedByDefault(builtintest.Products(t), source.Sources{ProductURLs: tt.urls}), ",")
 		if got != tt.want {
 			t.Errorf("fetchedByDefault(%v) = %s, want %s", tt.urls, got, tt.want)
 		}
 	}
-	layouts, unlisted := builtinLayouts()
+	lays, unlisted := layouts(builtintest.Products(t))
 	if got := strings.Join(unlisted, ","); got != "tensorrt" {
 		t.Errorf("unlisted = %s", got)
 	}
-	if got := layouts["cudnn"]; got != (source.Layout{Base: source.DefaultBase, Path: "compute/cudnn/redist"}) {
+	if got := lays["cudnn"]; got != (source.Layout{Base: source.DefaultBase, Path: "compute/cudnn/redist"}) {
 		t.Errorf("cudnn's layout = %+v", got)
+	}
+}
+
+// A third party's product is fetched by the layout its plugin describes:
+// fetch learns the products as a run does, from the plugins the
+// configuration declares, not from a list of the built-ins.
+func TestManifestsFetchThirdPartyProduct(t *testing.T) {
+	plugin, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/internal/testplugin", "testplugin")
+	dir := t.TempDir()
+	wrapper := filepath.Join(dir, "acme-plugin")
+	script := "#!/bin/sh\nexec " + plugin + " product acme\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(script))
+	star := fmt.Sprintf("plugin(path = %q, sha256 = %q)\n", wrapper, hex.EncodeToString(sum[:]))
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(star), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newManifestServer(t)
+	body := []byte(`{"release_date": "2026-01-01", "release_label": "1.0.0", "release_product": "acme",
+  "libacme": {"name": "Acme solver", "license": "Acme", "version": "1.0.0.7",
+    "linux-x86_64": {"relative_path": "libacme/libacme-1.0.0.7-archive.tar.xz", "sha256": "` + strings.Repeat("ab", 32) + `", "md5": "00000000000000000000000000000000", "size": "1024"}}}`)
+	s.mu.Lock()
+	s.files["/m/pub/acme/redistrib_1.0.0.json"] = body // the plugin's Path under a mirror
+	s.mu.Unlock()
+	cache, lock := filepath.Join(dir, "cache"), filepath.Join(dir, "cudapkgs.lock")
+	code, out, errs := runCLI(t, "manifests", "fetch", "--workspace", dir, "--mirror", s.url("m"), "--cache", cache, "--lock", lock, "--release", "acme=1.0.0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wantOutput(t, "stdout", out, "1 manifests in "+cache+" (1 fetched, 0 cached)\n")
+	wantOutput(t, "stderr", errs, "fetched acme/redistrib_1.0.0.json")
+	if _, err := os.Stat(filepath.Join(cache, "acme", "redistrib_1.0.0.json")); err != nil {
+		t.Error(err)
+	}
+	// Without the configuration, acme is no product: no layout to fetch by.
+	code, _, errs = runCLI(t, "manifests", "fetch", "--workspace", t.TempDir(), "--mirror", s.url("m"), "--cache", cache, "--lock", lock, "--release", "acme=1.0.0")
+	if code == 0 || !strings.Contains(errs, "acme") {
+		t.Errorf("without the plugin: exit %d: %s", code, errs)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/emittest"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // emitter runs the tests every emitter shares. rules/cuda.bzl is no copy
@@ -95,9 +95,11 @@ func TestErrors(t *testing.T) {
 func TestRealManifests(t *testing.T) {
 	cfg, sets := builtintest.Env().Sets(t, []string{"12.4.1", "12.6.3", "13.0.0"}, []string{"linux-x86_64", "linux-sbsa", "linux-jetson"})
 	h := fixup.InProcess(fixup.Options{}, builtin.Fixers()...)
-	if err := h.Apply(context.Background(), cfg, sets); err != nil {
+	applied, err := h.Apply(context.Background(), cfg, sets)
+	if err != nil {
 		t.Fatal(err)
 	}
+	sets = applied
 	tree, err := Generate(cfg, sets, emit.Options{Toolchain: builtintest.Toolchain(t)})
 	if err != nil {
 		t.Fatal(err)

@@ -18,12 +18,17 @@ import (
 )
 
 // Apply sends every package set, one batch per product, to the plugin that
-// fixes the product, in parallel, and folds the validated answers into the
-// sets; then each default name is served, per platform, by the newest
-// release found usable there (pkgset.ChooseDefaults). Any failure ends the
-// whole stage with one error; the caller writes
-// nothing then.
-func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set) error {
+// fixes the product, in parallel, and returns new sets with the validated
+// answers folded in; then each default name is served, per platform, by the
+// newest release found usable there (pkgset.ChooseDefaults). The sets it is
+// given stay as they were: it works on clones, which it alone holds until it
+// returns them. Any failure ends the whole stage with one error; the caller
+// writes nothing then.
+func (h *Host) Apply(ctx context.Context, cfg *config.Config, in []*pkgset.Set) ([]*pkgset.Set, error) {
+	sets := make([]*pkgset.Set, len(in))
+	for i, s := range in {
+		sets[i] = s.Clone()
+	}
 	type job struct {
 		set   *pkgset.Set
 		batch *sdk.Batch
@@ -32,7 +37,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 	var jobs []job
 	rs := h.renames()
 	if err := rs.check(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, s := range sets {
 		for _, b := range Batches(cfg, s) {
@@ -41,7 +46,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 			case !ok && slices.Contains(h.opts.Unfixed, b.Product):
 				continue
 			case !ok:
-				return fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
+				return nil, fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
 			}
 			jobs = append(jobs, job{s, b, r})
 		}
@@ -63,10 +68,10 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, err
 	}
-	// Folding is sequential and cheap; it mutates the sets, which nothing
-	// else reads while the stage runs.
+	// Folding is sequential and cheap; it changes the clones, which
+	// nothing else holds.
 	plugins := map[string]string{} // package -> plugin, for cycle messages
 	for i, j := range jobs {
 		fold(j.set, j.batch, results[i], rs)
@@ -78,10 +83,10 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, sets []*pkgset.Set
 		pkgset.ChooseDefaults(cfg, s)
 		rs.alias(s)
 		if err := checkCycles(s, func(pkg string) string { return plugins[s.CUDA.String()+"/"+pkg] }); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return sets, nil
 }
 
 // renames are those of the plugins that fix a product (a built-in replaced
@@ -153,7 +158,7 @@ func validate(plugin string, b *sdk.Batch, r *sdk.Result, rs renames) error {
 				return bad(p.Name, "files on %s, where it has no archive", plat)
 			}
 			for _, f := range pr.Files {
-				if err := file.Check(f); err != nil {
+				if err := file.Check(fileOf(f)); err != nil {
 					return bad(p.Name, "%s: %v", plat, err)
 				}
 			}
@@ -334,7 +339,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			}
 			patches = append(patches, pp)
 		}
-		var all []sdk.File
+		var all []file.File
 		p.Judged = nil
 		for plat, res := range pr.Platforms {
 			if len(res.Judged) > 0 {
@@ -355,12 +360,12 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 			}
 			if res.Generic {
 				pkgset.MarkGeneric(s, p, plat)
-				all = append(all, sdk.File{Kind: sdk.Headers, Role: sdk.Target})
+				all = append(all, file.File{Kind: file.Headers, Role: file.Target})
 				continue
 			}
-			if len(res.Files) > 0 {
-				// A copy: the set must not share the answer's backing array.
-				p.Files[plat] = append(p.Files[plat], res.Files...)
+			files := filesOf(res.Files)
+			if len(files) > 0 {
+				p.Files[plat] = files
 			}
 			if len(patches) > 0 {
 				if p.Patches == nil {
@@ -368,7 +373,7 @@ func fold(s *pkgset.Set, b *sdk.Batch, r *sdk.Result, rs renames) {
 				}
 				p.Patches[plat] = patches
 			}
-			all = append(all, res.Files...)
+			all = append(all, files...)
 		}
 		p.Role = file.RoleOf(all)
 		p.StaticLinkopts = slices.Clone(pr.StaticLinkopts)
@@ -420,4 +425,24 @@ func checkCycles(s *pkgset.Set, pluginOf func(string) string) error {
 		}
 	}
 	return nil
+}
+
+// fileOf reads a plugin's file into the host's file model: the SDK states
+// the same kinds and roles by name (TestFileModelMatchesSDK holds them
+// together), so the conversion is by name and file.Check judges the result.
+func fileOf(f sdk.File) file.File {
+	return file.File{Path: f.Path, Kind: file.Kind(f.Kind), Role: file.Role(f.Role), SONAME: f.SONAME}
+}
+
+// filesOf converts a list (nil for none), so that the set never shares the
+// answer's backing array.
+func filesOf(fs []sdk.File) []file.File {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]file.File, len(fs))
+	for i, f := range fs {
+		out[i] = fileOf(f)
+	}
+	return out
 }

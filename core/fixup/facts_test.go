@@ -1,11 +1,12 @@
 package fixup
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -59,7 +60,7 @@ func TestCheckFacts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			products := []string{"acme"}
-			err := checkFacts(sdk.Description{Name: "p", Products: products, Facts: tt.facts})
+			_, err := convertFacts(sdk.Description{Name: "p", Products: products, Facts: tt.facts})
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -70,19 +71,26 @@ func TestCheckFacts(t *testing.T) {
 	}
 }
 
-// TestFacts: the plugin that serves a product gives its facts; a declared
-// plugin that takes over a built-in product without facts keeps the
-// built-in's; the toolkit comes first, then by name; two toolkits are an
-// error.
-func TestFacts(t *testing.T) {
+// TestProducts: the plugin that serves a product gives its facts; a
+// declared plugin that takes over a built-in product without facts keeps
+// the built-in's; the toolkit comes first, then by name; exactly one
+// product is the toolkit, checked here and nowhere else.
+func TestProducts(t *testing.T) {
 	run := func(name string, builtin bool, facts ...sdk.ProductFacts) *running {
 		var ps []string
 		for _, f := range facts {
 			ps = append(ps, f.Product)
 		}
-		return &running{spec: Spec{Name: name, Builtin: builtin}, desc: sdk.Description{Name: name, Products: ps, Facts: facts}}
+		d := sdk.Description{Name: name, Products: ps, Facts: facts}
+		converted, err := convertFacts(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &running{spec: Spec{Name: name, Builtin: builtin}, desc: d, products: converted}
 	}
-	tk := sdk.ProductFacts{Product: "kit", Toolkit: true, Base: "https://nv.example", Path: "kit"}
+	tk := sdk.ProductFacts{Product: "kit", Toolkit: true, Base: "https://nv.example", Path: "kit",
+		Toolchain:  &sdk.Toolchain{Compiler: "kit_cc", Runtime: "kit_rt", Headers: []sdk.ToolchainHeaders{{Packages: []string{"kit_rt"}}}},
+		LocalHints: []sdk.LocalHint{{Component: "kit_cc", Rel: "bin/cc", Kind: "text", Key: "V"}}, LocalIdentify: []string{"kit_cc"}}
 	lib := sdk.ProductFacts{Product: "alib", Base: "https://nv.example", Path: "alib"}
 	site := sdk.ProductFacts{Product: "alib", Base: "https://site.example", Path: "mirror/alib"}
 	host := func(rs ...*running) *Host {
@@ -98,26 +106,56 @@ func TestFacts(t *testing.T) {
 		}
 		return h
 	}
-	got, err := host(run("libs", true, lib), run("kit", true, tk)).Facts()
+	layout := func(ps Products) string {
+		var out []string
+		for _, p := range ps.List {
+			out = append(out, fmt.Sprintf("%s:%t:%s/%s", p.Name, p.Toolkit, p.Base, p.Path))
+		}
+		return strings.Join(out, " ")
+	}
+	got, err := host(run("libs", true, lib), run("kit", true, tk)).Products()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]sdk.ProductFacts{tk, lib}, got); d != "" {
-		t.Errorf("built-ins (-want +got):\n%s", d)
+	if want := "kit:true:https://nv.example/kit alib:false:https://nv.example/alib"; layout(got) != want {
+		t.Errorf("built-ins = %s, want %s", layout(got), want)
+	}
+	if tc := got.Toolkit; tc.Product != "kit" || tc.Toolchain.Compiler != "kit_cc" || len(tc.LocalHints) != 1 || tc.LocalHints[0].Key != "V" || !slices.Equal(tc.LocalIdentify, []string{"kit_cc"}) {
+		t.Errorf("toolkit = %+v", tc)
+	}
+	if h := got.Toolkit.Toolchain.Headers(version.MustParse("12.0")); !slices.Equal(h, []string{"kit_rt"}) {
+		t.Errorf("toolchain headers = %v", h)
 	}
 	// A site plugin that takes alib over with facts of its own wins...
-	got, _ = host(run("kit", true, tk), run("libs", true, lib), run("site", false, site)).Facts()
-	if d := cmp.Diff([]sdk.ProductFacts{tk, site}, got); d != "" {
-		t.Errorf("taken over with facts (-want +got):\n%s", d)
+	got, _ = host(run("kit", true, tk), run("libs", true, lib), run("site", false, site)).Products()
+	if want := "kit:true:https://nv.example/kit alib:false:https://site.example/mirror/alib"; layout(got) != want {
+		t.Errorf("taken over with facts = %s, want %s", layout(got), want)
 	}
 	// ...one that gives none keeps the built-in's.
 	bare := &running{spec: Spec{Name: "bare"}, desc: sdk.Description{Name: "bare", Products: []string{"alib"}}}
-	got, _ = host(run("kit", true, tk), run("libs", true, lib), bare).Facts()
-	if d := cmp.Diff([]sdk.ProductFacts{tk, lib}, got); d != "" {
-		t.Errorf("taken over without facts (-want +got):\n%s", d)
+	got, _ = host(run("kit", true, tk), run("libs", true, lib), bare).Products()
+	if want := "kit:true:https://nv.example/kit alib:false:https://nv.example/alib"; layout(got) != want {
+		t.Errorf("taken over without facts = %s, want %s", layout(got), want)
 	}
 	other := sdk.ProductFacts{Product: "kit2", Toolkit: true, Base: "https://x.example", Path: "kit2"}
-	if _, err := host(run("kit", true, tk), run("kit2", false, other)).Facts(); err == nil || !strings.Contains(err.Error(), "both describe the toolkit") {
-		t.Errorf("two toolkits: error = %v", err)
+	for _, tt := range []struct {
+		name string
+		h    *Host
+		want string
+	}{
+		{"two toolkits", host(run("kit", true, tk), run("kit2", false, other)), "plugins kit and kit2 both describe the toolkit (products kit and kit2): expected one"},
+		{"no toolkit", host(run("libs", true, lib)), "no plugin describes the toolkit (the product whose releases are the CUDA versions; products: alib): expected one"},
+	} {
+		if _, err := tt.h.Products(); err == nil || err.Error() != tt.want {
+			t.Errorf("%s: error = %v, want %s", tt.name, err, tt.want)
+		}
+	}
+	// In process, the same checks and the same order.
+	got, err = ProductsOf(sdk.Description{Name: "libs", Products: []string{"alib"}, Facts: []sdk.ProductFacts{lib}}, sdk.Description{Name: "kit", Products: []string{"kit"}, Facts: []sdk.ProductFacts{tk}})
+	if want := "kit:true:https://nv.example/kit alib:false:https://nv.example/alib"; err != nil || layout(got) != want {
+		t.Errorf("ProductsOf = %s, %v; want %s", layout(got), err, want)
+	}
+	if _, err := ProductsOf(sdk.Description{Name: "libs", Products: []string{"alib"}, Facts: []sdk.ProductFacts{lib}}); err == nil || !strings.Contains(err.Error(), "no plugin describes the toolkit") {
+		t.Errorf("ProductsOf without a toolkit: error = %v", err)
 	}
 }

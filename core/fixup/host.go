@@ -89,11 +89,13 @@ type running struct {
 	fixer   caller
 	desc    sdk.Description
 	renames renames // desc.Renames, checked
-	stderr  *tail
-	cmd     *exec.Cmd // the plugin process; nil in process
-	proc    *process  // cmd as go-plugin runs it; nil in process
-	bin     *checked  // a third party's checked binary
-	host    *os.File  // the write end of the pipe the plugin watches
+	// products are desc.Facts, checked and converted.
+	products []described
+	stderr   *tail
+	cmd      *exec.Cmd // the plugin process; nil in process
+	proc     *process  // cmd as go-plugin runs it; nil in process
+	bin      *checked  // a third party's checked binary
+	host     *os.File  // the write end of the pipe the plugin watches
 	// hostRead is the pipe's read end until the plugin has its copy.
 	hostRead *os.File
 	done     chan struct{}
@@ -158,7 +160,8 @@ func InProcess(opts Options, fixers ...sdk.Fixer) *Host {
 		d, _ := inProcess{f}.Describe(context.Background())
 		// The built-ins' renames are checked by their own tests.
 		rs, _ := parseRenames(d)
-		r := &running{spec: Spec{Name: d.Name, Builtin: true}, fixer: inProcess{f}, desc: d, renames: rs, stderr: newTail(stderrTailLines)}
+		ps, _ := convertFacts(d)
+		r := &running{spec: Spec{Name: d.Name, Builtin: true}, fixer: inProcess{f}, desc: d, renames: rs, products: ps, stderr: newTail(stderrTailLines)}
 		h.plugins = append(h.plugins, r)
 		for _, p := range d.Products {
 			h.byProduct[p] = r
@@ -299,7 +302,7 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if d.Name == "" || len(d.Products) == 0 {
 		return fail("Describe", fmt.Errorf("describes itself without a name or products: %+v", d))
 	}
-	if err := checkFacts(d); err != nil {
+	if r.products, err = convertFacts(d); err != nil {
 		return fail("Describe", err)
 	}
 	if r.renames, err = parseRenames(d); err != nil {

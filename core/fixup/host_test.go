@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cudapkgs/cudapkgs/core/fixup"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 // testPlugin is the misbehaving plugin binary, built once for the package.
@@ -67,9 +67,11 @@ func TestApplyOK(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if err := h.Apply(context.Background(), cfg, sets); err != nil {
+	applied, err := h.Apply(context.Background(), cfg, sets)
+	if err != nil {
 		t.Fatal(err)
 	}
+	sets = applied
 	info := h.Plugins()
 	if len(info) != 1 || info[0].Name != "test-slow" || info[0].ProtocolVersion != 1 || !strings.HasPrefix(info[0].Checksum, "verified sha256:") {
 		t.Errorf("plugins = %+v", info)
@@ -113,7 +115,7 @@ func TestMisbehavingPlugins(t *testing.T) {
 			h, err := fixup.Start(context.Background(), []fixup.Spec{spec(t, tt.mode)}, opts)
 			if err == nil {
 				defer h.Close()
-				err = h.Apply(context.Background(), cfg, sets)
+				_, err = h.Apply(context.Background(), cfg, sets)
 			}
 			if err == nil {
 				t.Fatal("no error")

@@ -3,6 +3,7 @@ package pkgset
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -130,20 +131,15 @@ type Archive struct {
 }
 
 // Build makes a Set for every configured CUDA version, in parallel, from one
-// shared configuration and manifest collection (both read-only here).
+// shared configuration and manifest collection (both read-only here). The
+// products are as the fixup host gives them (fixup.Products), which holds
+// the rule that exactly one is the toolkit; Build takes the first it finds.
 func Build(ctx context.Context, cfg *config.Config, coll *manifest.Collection, products []Product) ([]*Set, error) {
-	var toolkit *Product
-	for i := range products {
-		if products[i].Toolkit {
-			if toolkit != nil {
-				return nil, fmt.Errorf("products %s and %s are both marked as the toolkit", toolkit.Name, products[i].Name)
-			}
-			toolkit = &products[i]
-		}
+	i := slices.IndexFunc(products, func(p Product) bool { return p.Toolkit })
+	if i < 0 {
+		return nil, fmt.Errorf("no toolkit among the products: they come from fixup.Products, which gives exactly one")
 	}
-	if toolkit == nil {
-		return nil, fmt.Errorf("no product is marked as the toolkit")
-	}
+	toolkit := &products[i]
 	cudas := cfg.CUDA()
 	sets := make([]*Set, len(cudas))
 	g, ctx := errgroup.WithContext(ctx)

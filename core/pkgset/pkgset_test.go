@@ -13,8 +13,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
-	"github.com/cudapkgs/cudapkgs/internal/builtintest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 )
 
 func load(t testing.TB) *manifest.Collection {

@@ -7,6 +7,17 @@
 // products (where archives live, which CUDA versions an unsplit archive
 // serves, how archives unpack) comes in as Product values from outside the
 // core.
+//
+// A set is not changed once a stage has returned it; later stages return
+// new values. Mutation is allowed in exactly these places, each on values
+// no one else holds yet: Build while it makes the sets; fixup.Host.Apply on
+// the clones (Set.Clone) it makes of the sets it is given, where it folds
+// in the plugins' answers and calls ChooseDefaults and MarkGeneric;
+// starlark's ApplyOverrides, which returns new sets whose changed packages
+// are changed copies (Package.Clone); and the composition root's Sets,
+// which calls GenericWhereEmpty and prepends the warnings on the sets the
+// overrides just returned, before it hands them out. Emitters, the report,
+// queries and splicing only read.
 package pkgset
 
 import (

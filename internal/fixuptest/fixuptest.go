@@ -17,15 +17,14 @@ import (
 // Env builds sets and batches with the products some plugins describe. A
 // plugin's tests name the toolkit's plugin and the plugins of the products
 // their package depends on; other tests take every built-in.
-type Env struct{ facts []sdk.ProductFacts }
+type Env struct{ descs []sdk.Description }
 
 // New is an Env of the products the fixers describe.
 func New(fixers ...sdk.Fixer) Env {
 	var e Env
 	for _, f := range fixers {
-		e.facts = append(e.facts, f.Describe().Facts...)
+		e.descs = append(e.descs, f.Describe())
 	}
-	sdk.SortFacts(e.facts)
 	return e
 }
 
@@ -34,10 +33,11 @@ func New(fixers ...sdk.Fixer) Env {
 // five when none). Capabilities are the defaults unless caps is set.
 func (e Env) Sets(t testing.TB, cudas []string, targets []string, caps ...string) (*config.Config, []*pkgset.Set) {
 	t.Helper()
-	products, err := pkgset.FromFacts(e.facts)
+	ps, err := fixup.ProductsOf(e.descs...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	products := ps.List
 	coll, err := manifest.LoadDir(shared.Manifests(t))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ package builtin
 import (
 	"sort"
 
+	"github.com/cudapkgs/cudapkgs/core/fixup"
+
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
 	"github.com/cudapkgs/cudapkgs/plugins/cudss"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
@@ -36,17 +38,17 @@ func Names() []string {
 	return ns
 }
 
-// Facts are the built-in products as their plugins describe them, the
-// toolkit first and the others by name, the order a run's host gives them.
-// Tests and tools that need the products without starting processes read
-// them here; a run asks the running plugins.
-func Facts() []sdk.ProductFacts {
-	var out []sdk.ProductFacts
+// Products are the built-in products as their plugins describe them,
+// checked and converted by the host's code (fixup.ProductsOf), the toolkit
+// first and the others by name. Tests and tools that need the products
+// without starting processes read them here; a run asks the running
+// plugins.
+func Products() (fixup.Products, error) {
+	var ds []sdk.Description
 	for _, n := range Names() {
-		out = append(out, Plugins()[n]().Describe().Facts...)
+		ds = append(ds, Plugins()[n]().Describe())
 	}
-	sdk.SortFacts(out)
-	return out
+	return fixup.ProductsOf(ds...)
 }
 
 // Fixers are a new instance of every built-in, in name order.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	corefixup "github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
@@ -83,11 +84,15 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 // equal to the ranges its Describe gives the package-set stage, as the core
 // reads them.
 func TestFlatFoldersMatchFacts(t *testing.T) {
-	ps, err := pkgset.FromFacts(New().Describe().Facts)
+	ps, err := corefixup.ProductsOf(redist.New().Describe(), New().Describe())
 	if err != nil {
 		t.Fatal(err)
 	}
-	flat := ps[0].FlatCUDA
+	i := slices.IndexFunc(ps.List, func(p pkgset.Product) bool { return p.Name == "cutensor" })
+	if i < 0 {
+		t.Fatal("Describe gives no cutensor product")
+	}
+	flat := ps.List[i].FlatCUDA
 	if flat == nil {
 		t.Fatal("Describe gives no cutensor FlatCUDA")
 	}

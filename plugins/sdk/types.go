@@ -16,9 +16,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
-
-	"github.com/cudapkgs/cudapkgs/core/file"
 )
 
 // ProtocolVersion is the plugin protocol's major version. It is in the
@@ -219,38 +216,46 @@ type Archive struct {
 	SHA256       string
 }
 
-// Kind is what a file is. The file model is core/file's, shared with the
-// host and the emitters; these names are the SDK's view of it.
-type Kind = file.Kind
+// Kind is what a file is. The host reads these names into its own file
+// model (core/file); the contract states them here so that a plugin depends
+// on nothing of the host.
+type Kind string
 
 const (
-	Headers   = file.Headers   // an include folder
-	SharedLib = file.SharedLib // a shared library, by its SONAME file
-	StaticLib = file.StaticLib
-	StubLib   = file.StubLib // a link-time stub (libcuda.so), never shipped
-	Binary    = file.Binary
-	Data      = file.Data // nvvm, libdevice, CCCL, crt, anything else
+	Headers   Kind = "headers"    // an include folder, or one header
+	SharedLib Kind = "shared_lib" // a shared library, by its SONAME file
+	StaticLib Kind = "static_lib"
+	StubLib   Kind = "stub_lib" // a link-time stub (libcuda.so), never shipped
+	Binary    Kind = "binary"
+	Data      Kind = "data" // nvvm, libdevice, CCCL, crt, anything else
 )
 
 // Kinds lists every kind, in output order.
-func Kinds() []Kind { return file.Kinds() }
+func Kinds() []Kind { return []Kind{Headers, SharedLib, StaticLib, StubLib, Binary, Data} }
 
 // Role is which machine a file serves, for splicing.
-type Role = file.Role
+type Role string
 
 const (
 	// Exec files run (or are read by tools) on the machine that builds.
-	Exec = file.Exec
+	Exec Role = "exec"
 	// Target files are for the machine the binary is built for.
-	Target = file.Target
-	// Both is a package's role when its files are split between the two.
-	Both = file.Both
+	Target Role = "target"
+	// Both is a package's role when its files are split between the two;
+	// never a file's.
+	Both Role = "both"
 )
 
 // File is one output of a package, relative to the archive's root (after its
-// strip prefix). The host refuses an answer with a file that fails
-// file.Check.
-type File = file.File
+// strip prefix). The host refuses an answer with a file whose path leaves
+// its archive or is unsafe in a label, whose kind or role is unknown, or
+// whose SONAME is missing on a shared library (or given on anything else).
+type File struct {
+	Path   string
+	Kind   Kind
+	Role   Role
+	SONAME string // shared libraries only: the name the dynamic linker looks for
+}
 
 // Dep is a dependency edge to another package of the set.
 type Dep struct {
@@ -339,7 +344,18 @@ type Result struct {
 
 // RoleOf is the role of a set of files: Exec or Target when all agree, Both
 // when they are split, "" when there are none.
-func RoleOf(files []File) Role { return file.RoleOf(files) }
+func RoleOf(files []File) Role {
+	var r Role
+	for _, f := range files {
+		switch {
+		case r == "":
+			r = f.Role
+		case r != f.Role:
+			return Both
+		}
+	}
+	return r
+}
 
 // EachPackage is the loop most fixers are: it checks that the batch is for
 // product, then calls fix for every package in order, stopping at a
@@ -374,18 +390,4 @@ func Generic(p Package) PackageResult {
 		r.Platforms[a.Platform] = PlatformResult{Generic: true}
 	}
 	return r
-}
-
-// SortFacts puts the toolkit first and the other products by name: the
-// order a host gives products in, whatever order plugins start in.
-func SortFacts(fs []ProductFacts) {
-	slices.SortStableFunc(fs, func(a, b ProductFacts) int {
-		switch {
-		case a.Toolkit != b.Toolkit && a.Toolkit:
-			return -1
-		case a.Toolkit != b.Toolkit:
-			return 1
-		}
-		return strings.Compare(a.Product, b.Product)
-	})
 }

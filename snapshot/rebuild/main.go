@@ -59,8 +59,12 @@ func main() {
 // builtinProducts are the products the built-in plugins serve, sorted.
 func builtinProducts() []string {
 	var out []string
-	for _, f := range builtin.Facts() {
-		out = append(out, f.Product)
+	ps, err := builtin.Products()
+	if err != nil {
+		panic(err) // the built-ins' own facts: a bug in this program
+	}
+	for _, p := range ps.List {
+		out = append(out, p.Name)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -1,4 +1,4 @@
-package splice
+package fixup
 
 import (
 	"slices"
@@ -10,10 +10,10 @@ import (
 
 // clang's header lists follow the CUDA version as nvcc's do: the last entry
 // at or below it.
-func TestToolchainFromClangHeaders(t *testing.T) {
-	tc, err := ToolchainFrom(sdk.Toolchain{
-		Compiler: "cc",
-		Headers:  []sdk.ToolchainHeaders{{Packages: []string{"rt"}}},
+func TestConvertToolchainClangHeaders(t *testing.T) {
+	tc, err := convertToolchain(sdk.Toolchain{
+		Compiler: "cc", Runtime: "rt",
+		Headers: []sdk.ToolchainHeaders{{Packages: []string{"rt"}}},
 		ClangHeaders: []sdk.ToolchainHeaders{
 			{Packages: []string{"rand", "old_cccl"}},
 			{Since: "13.3", Packages: []string{"rand", "cccl"}},
@@ -30,7 +30,7 @@ func TestToolchainFromClangHeaders(t *testing.T) {
 	if got := tc.Headers(version.MustParse("13.3.0")); !slices.Equal(got, []string{"rt"}) {
 		t.Errorf("Headers(13.3.0) = %v", got)
 	}
-	if _, err := ToolchainFrom(sdk.Toolchain{ClangHeaders: []sdk.ToolchainHeaders{{Since: "x.y"}}}); err == nil {
+	if _, err := convertToolchain(sdk.Toolchain{Compiler: "cc", Runtime: "rt", Headers: []sdk.ToolchainHeaders{{Packages: []string{"rt"}}}, ClangHeaders: []sdk.ToolchainHeaders{{Since: "x.y"}}}); err == nil {
 		t.Error("a bad since in the clang headers: no error")
 	}
 }

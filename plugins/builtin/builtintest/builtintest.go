@@ -6,36 +6,32 @@ package builtintest
 import (
 	"testing"
 
+	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 )
 
-// Products are the built-in products, the toolkit first.
-func Products(t testing.TB) []pkgset.Product {
+func products(t testing.TB) fixup.Products {
 	t.Helper()
-	ps, err := pkgset.FromFacts(builtin.Facts())
+	ps, err := builtin.Products()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ps
 }
 
+// Products are the built-in products, the toolkit first.
+func Products(t testing.TB) []pkgset.Product {
+	t.Helper()
+	return products(t).List
+}
+
 // Toolchain is the toolkit plugin's nvcc toolchain.
 func Toolchain(t testing.TB) splice.Toolchain {
 	t.Helper()
-	for _, f := range builtin.Facts() {
-		if f.Toolchain != nil {
-			tc, err := splice.ToolchainFrom(*f.Toolchain)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return tc
-		}
-	}
-	t.Fatal("no built-in plugin describes a toolchain")
-	return splice.Toolchain{}
+	return products(t).Toolkit.Toolchain
 }
 
 // Env builds sets and batches with every built-in product.
