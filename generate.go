@@ -9,7 +9,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 )
 
-// Format is what Generate writes.
+// Format is what Generate writes (Job.Format).
 type Format string
 
 const (
@@ -21,9 +21,10 @@ const (
 // cannot serve one yet.
 var ErrLocalBuck2 = errors.New("--local-cuda: not supported with --format buck2 yet (see docs/buck2.md)")
 
-// Generate emits the sets as a tree of files named name in the workspace.
-// The report says what an installed CUDA served (nil without one).
-func (r *Run) Generate(sets []*pkgset.Set, format Format, name string) (buildfile.Tree, *LocalReport, error) {
+// emit writes the sets, as Sets returned them, as a tree of files named
+// name in the workspace. The report says what an installed CUDA served (nil
+// without one).
+func (r *Run) emit(sets []*pkgset.Set, format Format, name string) (buildfile.Tree, *LocalReport, error) {
 	if format == Buck2 {
 		if r.Config.LocalCUDA() != "" {
 			return nil, nil, &ConfigError{ErrLocalBuck2}
