@@ -8,7 +8,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 )
 
-// Format is the name of what Generate writes, one of Formats.
+// Format is the name of what Generate writes (Job.Format), one of Formats.
 type Format string
 
 const (
@@ -16,9 +16,10 @@ const (
 	Buck2 Format = buck2.Name // a Buck2 cell of the same shape
 )
 
-// Generate emits the sets as a tree of files named name in the workspace.
-// The report says what an installed CUDA served (nil without one).
-func (r *Run) Generate(sets []*pkgset.Set, format Format, name string) (buildfile.Tree, *LocalReport, error) {
+// emit writes the sets, as Sets returned them, as a tree of files named
+// name in the workspace. The report says what an installed CUDA served (nil
+// without one).
+func (r *Run) emit(sets []*pkgset.Set, format Format, name string) (buildfile.Tree, *LocalReport, error) {
 	f, err := FormatNamed(string(format))
 	if err != nil {
 		return nil, nil, &ConfigError{err}

@@ -1,7 +1,9 @@
-// Package cudapkgs runs cudapkgs' stages as a library: load the manifests,
-// evaluate the configuration (defaults, a Starlark file, the caller's
-// layers), start the plugins and learn the products from them, build the
-// package sets, fix them and apply the configuration's overrides. The
+// Package cudapkgs runs cudapkgs' stages as a library. Generate is the
+// whole run in one call: load the manifests, evaluate the configuration
+// (defaults, a Starlark file, the caller's layers), start the plugins and
+// learn the products from them, build the package sets, fix them, apply
+// the configuration's overrides, emit them, stamp and write the tree.
+// Evaluate and Run.Sets stop at the sets, for callers that query them. The
 // command line is one caller; a Go program is another (see the Example).
 package cudapkgs
 
@@ -76,7 +78,7 @@ type ManifestSource struct {
 	// Dir is a folder; FS, when Dir is "", opens a file system.
 	Dir string
 	FS  func() (fs.FS, error)
-	// Digest identifies FS's content for StampInputs.
+	// Digest identifies FS's content in the stamp (Generate).
 	Digest string
 	// Optional: a folder that is missing or holds no manifest adds
 	// nothing, and one that cannot be read is a warning.
@@ -187,8 +189,18 @@ type Run struct {
 
 // Evaluate loads the manifests and the configuration, starts the plugins
 // (their Describe answers say which products there are) and validates the
-// configuration against what the manifests offer.
-func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
+// configuration against what the manifests offer. Zero fields of in mean
+// what Inputs.WithDefaults says.
+func Evaluate(ctx context.Context, in Inputs) (*Run, error) {
+	in, err := in.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return evaluate(ctx, in)
+}
+
+// evaluate is Evaluate of inputs with their defaults applied.
+func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	r := &Run{Warnings: &warning.List{}, in: in}
 	var opts manifest.LoadOptions
 	if in.Lock != "" {
@@ -293,6 +305,10 @@ func (r *Run) start(ctx context.Context) (config.Merged, error) {
 // Plugins starts the plugins a configuration names, with the built-ins,
 // describes them and stops them. It reads no manifest.
 func Plugins(ctx context.Context, in Inputs) ([]fixup.Info, error) {
+	in, err := in.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
 	r := &Run{Warnings: &warning.List{}, in: in}
 	if _, err := r.start(ctx); err != nil {
 		return nil, err

@@ -16,91 +16,69 @@ import (
 	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
-	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
-	"github.com/cudapkgs/cudapkgs/plugins/builtin"
-	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 // TestMain serves a built-in plugin when the pipeline started this test
-// binary as one (builtinSpecs), as a program embedding cudapkgs would.
+// binary as one (Inputs.Builtins left nil: BuiltinSpecs), as a program
+// embedding cudapkgs does.
 func TestMain(m *testing.M) {
-	if os.Getenv(sdk.Handshake().MagicCookieKey) != "" && len(os.Args) == 3 && os.Args[1] == "serve" {
-		if f, ok := builtin.Plugins()[os.Args[2]]; ok {
-			sdk.Serve(f())
-			os.Exit(0)
-		}
-		os.Exit(2)
+	if cudapkgs.ServeBuiltin(os.Args[1:]) {
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
 
-// builtinSpecs start every built-in plugin as this program again.
-func builtinSpecs() []fixup.Spec {
-	exe, err := os.Executable()
-	if err != nil {
-		panic(err)
-	}
-	var specs []fixup.Spec
-	for _, n := range builtin.Names() {
-		specs = append(specs, fixup.Spec{Name: n, Command: []string{exe, "serve", n}, Builtin: true})
-	}
-	return specs
-}
-
-// Example runs the whole generation from library calls: the manifests (the
-// built-in snapshot) and a configuration in, a Bazel repository out.
+// Example runs the whole generation in one call: the manifests (the
+// built-in snapshot) and a configuration in, a Bazel repository out; then
+// again, which finds it up to date.
 func Example() {
 	ctx := context.Background()
-	out, err := os.MkdirTemp("", "cuda-hub")
+	ws, err := os.MkdirTemp("", "workspace")
 	if err != nil {
 		panic(err)
 	}
-	defer os.RemoveAll(out)
+	defer os.RemoveAll(ws)
 
-	run, err := cudapkgs.Evaluate(ctx, cudapkgs.Inputs{
-		// The snapshot of NVIDIA's manifests built into cudapkgs; a folder
-		// would be Manifests: "path/to/manifests".
-		Sources:   []cudapkgs.ManifestSource{{Name: "snapshot", FS: snapshot.FS}},
-		Workspace: out, // no cudapkgs.star there: defaults and the layer below
-		Layers: []config.Layer{config.Literal{From: "example", Options: config.Options{
-			CUDA:    []string{"12.4.1"},
-			Targets: []string{"linux-x86_64"},
-		}}},
-		Builtins: builtinSpecs(),
-	})
+	job := cudapkgs.Job{
+		Inputs: cudapkgs.Inputs{
+			// The snapshot of NVIDIA's manifests built into cudapkgs alone, so
+			// that what this prints does not depend on the download cache
+			// (left zero, Sources are the cache merged over the snapshot).
+			Sources:   []cudapkgs.ManifestSource{{Name: cudapkgs.SourceSnapshot, FS: snapshot.FS}},
+			Workspace: ws, // no cudapkgs.star there: defaults and the layer below
+			Layers: []config.Layer{config.Literal{From: "example", Options: config.Options{
+				CUDA:    []string{"12.4.1"},
+				Targets: []string{"linux-x86_64"},
+			}}},
+		},
+		Out: filepath.Join(ws, "third_party", "cuda"),
+	}
+	res, err := cudapkgs.Generate(ctx, job)
 	if err != nil {
 		panic(err)
 	}
-	defer run.Close()
-	sets, err := run.Sets(ctx)
-	if err != nil {
-		panic(err)
-	}
-	tree, _, err := run.Generate(sets, cudapkgs.Bazel, "cuda")
-	if err != nil {
-		panic(err)
-	}
-	if _, err := outdir.Write(ctx, filepath.Join(out, "cuda"), tree, outdir.Options{}); err != nil {
-		panic(err)
-	}
-	fmt.Println("toolkit:", run.Toolkit.Product, "compiler:", run.Toolkit.Toolchain.Compiler)
-	fmt.Println("CUDA", sets[0].CUDA, "releases:", sets[0].Releases["cudnn"], sets[0].Releases["cudss"])
-	hub, err := os.ReadFile(filepath.Join(out, "cuda", "BUILD.bazel"))
+	fmt.Println("up to date:", res.UpToDate, "files written:", res.Written > 0)
+	hub, err := os.ReadFile(filepath.Join(job.Out, "BUILD.bazel"))
 	if err != nil {
 		panic(err)
 	}
 	for _, target := range []string{"libcublas", "cudnn", "libcudss", "cuda_nvcc"} {
 		fmt.Printf("@cuda//:%s %v\n", target, strings.Contains(string(hub), fmt.Sprintf("name = %q", target)))
 	}
+	// Nothing changed: the stamp says so, and no plugin starts.
+	if res, err = cudapkgs.Generate(ctx, job); err != nil {
+		panic(err)
+	}
+	fmt.Println("up to date:", res.UpToDate)
 	// Output:
-	// toolkit: cuda compiler: cuda_nvcc
-	// CUDA 12.4.1 releases: 9.12.0 0.8.0
+	// up to date: false files written: true
 	// @cuda//:libcublas true
 	// @cuda//:cudnn true
 	// @cuda//:libcudss true
 	// @cuda//:cuda_nvcc true
+	// up to date: true
 }
 
 const acmeManifest = `{
@@ -152,14 +130,14 @@ func TestThirdPartyProduct(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	run, err := cudapkgs.Evaluate(ctx, cudapkgs.Inputs{
+	in := cudapkgs.Inputs{
 		Manifests: manifests,
 		Workspace: dir,
 		Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{
 			CUDA: []string{"12.4.1"}, Targets: []string{"linux-x86_64"}, Plugins: []string{wrapper + "=" + sum(t, wrapper)},
 		}}},
-		Builtins: builtinSpecs(),
-	})
+	}
+	run, err := cudapkgs.Evaluate(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,15 +156,15 @@ func TestThirdPartyProduct(t *testing.T) {
 	if got := sets[0].Releases["acme"]; got.String() != "1.0.0" {
 		t.Errorf("acme release = %v", got)
 	}
-	tree, _, err := run.Generate(sets, cudapkgs.Bazel, "cuda")
-	if err != nil {
+	out := filepath.Join(dir, "out")
+	if _, err := cudapkgs.Generate(ctx, cudapkgs.Job{Inputs: in, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	gen := string(tree["generated.bzl"])
+	gen := readFile(t, filepath.Join(out, "generated.bzl"))
 	if !strings.Contains(gen, "https://acme.example/pub/acme/libacme/linux-x86_64/libacme-linux-x86_64-1.0.0.7_cuda12-archive.tar.xz") {
 		t.Errorf("generated.bzl has no acme archive under the plugin's base:\n%s", gen)
 	}
-	if !strings.Contains(string(tree["BUILD.bazel"]), `name = "libacme"`) {
+	if !strings.Contains(readFile(t, filepath.Join(out, "BUILD.bazel")), `name = "libacme"`) {
 		t.Error("the hub has no @cuda//:libacme")
 	}
 }
@@ -199,7 +177,7 @@ func TestBlame(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "cudapkgs.star"), "cuda_versions([\"12.4.1\"])\npin(\"cudnn\", \"8.9\")\npin(\"cudnn\", \"1.2\")\n")
 	eval := func(layers ...config.Layer) error {
-		r, err := cudapkgs.Evaluate(context.Background(), cudapkgs.Inputs{Manifests: manifests, Workspace: ws, Layers: layers, Builtins: builtinSpecs()})
+		r, err := cudapkgs.Evaluate(context.Background(), cudapkgs.Inputs{Manifests: manifests, Workspace: ws, Layers: layers})
 		if err == nil {
 			r.Close()
 		}
@@ -221,6 +199,15 @@ func writeFile(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func sum(t *testing.T, path string) string {
@@ -246,8 +233,10 @@ func TestPluginStartTimeout(t *testing.T) {
 	if err := os.Chmod(wrapper, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// No built-ins: the hanging plugin is the only one to start.
+	// No built-ins (an empty list, not nil): the hanging plugin is the only
+	// one to start.
 	_, err := cudapkgs.Evaluate(context.Background(), cudapkgs.Inputs{
+		Builtins:  []fixup.Spec{},
 		Manifests: shared.Manifests(t),
 		Workspace: dir,
 		Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{

@@ -81,7 +81,6 @@ func TestUnknownPlatformKeys(t *testing.T) {
 				Workspace: t.TempDir(),
 				Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{
 					CUDA: []string{"13.4.1"}, Targets: []string{"linux-x86_64", "windows-arm64"}}}},
-				Builtins:          builtinSpecs(),
 				Strict:            true,
 				AllowPlatformKeys: tt.allow,
 				Warn:              func(msg string) { told = append(told, msg) },

@@ -12,7 +12,6 @@ import (
 
 	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
-	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
@@ -35,7 +34,6 @@ func TestSourcesMerge(t *testing.T) {
 	var warned []string
 	in := cudapkgs.Inputs{
 		Workspace: t.TempDir(),
-		Builtins:  builtinSpecs(),
 		Sources: []cudapkgs.ManifestSource{
 			{Name: "missing", Dir: filepath.Join(first, "none"), Optional: true},
 			{Name: "first", Dir: first, Optional: true},
@@ -60,26 +58,6 @@ func TestSourcesMerge(t *testing.T) {
 	}
 	if len(warned) != 0 {
 		t.Errorf("warnings %v", warned)
-	}
-
-	// The stamp names each source: the folders' product folders, the file
-	// system's digest; a missing optional folder is not an error.
-	stamp, err := in.StampInputs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range stamp {
-		got = append(got, s.Name+"="+s.Value)
-	}
-	joined := strings.Join(got, " ")
-	for _, want := range []string{"manifests embedded=digest d1", "manifests first=" + first, filepath.Join(first, "cuda") + "="} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("stamp inputs %q lack %q", joined, want)
-		}
-	}
-	if stamp[len(stamp)-1].Kind != outdir.Value {
-		t.Errorf("last stamp input %+v", stamp[len(stamp)-1])
 	}
 
 	// No source with a manifest: ErrNoManifests, naming the sources.

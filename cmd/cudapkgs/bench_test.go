@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/emit"
@@ -40,7 +41,7 @@ func benchSets(b *testing.B) (*config.Config, *manifest.Collection, func() []*pk
 }
 
 func benchSpecs(b *testing.B) []fixup.Spec {
-	specs, err := builtinSpecs()
+	specs, err := cudapkgs.BuiltinSpecs()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -121,13 +121,13 @@ func manifestSources(e *cudapkgs.Run, f *configFlags) (jsonManifests, error) {
 	if f.manifests != "" {
 		out.Sources = append(out.Sources, jsonSource{Name: sourceManifests, Path: f.manifests, Served: count[sourceManifests]})
 	} else {
-		srcs, err := defaultSources()
+		srcs, err := cudapkgs.DefaultSources()
 		if err != nil {
 			return out, err
 		}
 		for _, s := range srcs {
 			js := jsonSource{Name: s.Name, Path: s.Dir, Served: count[s.Name]}
-			if s.Name == sourceSnapshot {
+			if s.Name == cudapkgs.SourceSnapshot {
 				info, err := snapshot.Embedded()
 				if err != nil {
 					return out, err

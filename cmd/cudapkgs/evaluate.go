@@ -18,9 +18,6 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/core/source"
-	"github.com/cudapkgs/cudapkgs/snapshot"
-	"github.com/cudapkgs/cudapkgs/starlark"
 )
 
 // configFlags are the command-line layer of the configuration. Only flags the
@@ -131,40 +128,13 @@ func cutLast(s, sep string) (before, after string, ok bool) {
 	return s, "", false
 }
 
-// inputs are the run's inputs as the flags give them.
+// inputs are the run's inputs as the flags give them; what a flag left
+// unset is the library's default (cudapkgs.Inputs.WithDefaults).
 func (f *configFlags) inputs(a *app) (cudapkgs.Inputs, error) {
-	dir := f.manifests
-	cache := dir == ""
-	var sources []cudapkgs.ManifestSource
-	if cache {
-		var err error
-		if sources, err = defaultSources(); err != nil {
-			return cudapkgs.Inputs{}, err
-		}
-	}
 	if f.pluginTimeout <= 0 {
 		return cudapkgs.Inputs{}, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)
 	}
-	root, err := f.workspaceRoot()
-	if err != nil {
-		return cudapkgs.Inputs{}, err
-	}
-	builtins, err := builtinSpecs()
-	if err != nil {
-		return cudapkgs.Inputs{}, err
-	}
-	lock := f.lock
-	if !f.cmd.Flags().Changed("lock") {
-		// The lock that pins the folder: the one `manifests fetch` wrote
-		// for the cache (at the workspace root), or one kept in the folder.
-		lock = filepath.Join(dir, source.LockFileName)
-		if cache {
-			lock = filepath.Join(root, source.LockFileName)
-		}
-		if _, err := os.Stat(lock); err != nil {
-			lock = ""
-		}
-	} else if lock == "" {
+	if f.cmd.Flags().Changed("lock") && f.lock == "" {
 		return cudapkgs.Inputs{}, usagef("--lock: expected a file name")
 	}
 	keys := f.allowKeys
@@ -180,8 +150,8 @@ func (f *configFlags) inputs(a *app) (cudapkgs.Inputs, error) {
 	if err != nil {
 		return cudapkgs.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
 	}
-	in := cudapkgs.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
-		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
+	in := cudapkgs.Inputs{Manifests: f.manifests, Lock: f.lock, StarlarkMemory: mem, Workspace: f.workspace, ConfigFile: f.config, Layers: []config.Layer{f},
+		PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }
 	}
@@ -220,17 +190,27 @@ func (a *app) evaluate(ctx context.Context, f *configFlags) (*cudapkgs.Run, erro
 		return nil, err
 	}
 	r, err := cudapkgs.Evaluate(ctx, in)
+	if err != nil {
+		return nil, explain(err, f)
+	}
+	return r, nil
+}
+
+// explain renders a run's error for the command line: a mistake in the
+// flags is a usage error, and one that means no manifest (or no release)
+// says where manifests come from.
+func explain(err error, f *configFlags) error {
 	var ce *cudapkgs.ConfigError
 	if errors.As(err, &ce) {
 		if noRelease(ce.Err) {
-			return nil, usageError{fmt.Errorf("%w; %s", ce.Err, threeWays)}
+			return usageError{fmt.Errorf("%w; %s", ce.Err, threeWays)}
 		}
-		return nil, usageError{ce.Err}
+		return usageError{ce.Err}
 	}
-	if err != nil && noManifests(err, f.manifests) {
-		return nil, fmt.Errorf("%w; %s", err, threeWays)
+	if noManifests(err, f.manifests) {
+		return fmt.Errorf("%w; %s", err, threeWays)
 	}
-	return r, err
+	return err
 }
 
 // checkedSets are the run's sets, the installed CUDA a --local-cuda names
@@ -274,54 +254,5 @@ func noRelease(err error) bool {
 // workspaceRoot is --workspace, or the nearest folder up from here that
 // looks like a workspace.
 func (f *configFlags) workspaceRoot() (string, error) {
-	if f.workspace != "" {
-		return filepath.Abs(f.workspace)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		for _, marker := range []string{"MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel", starlark.DefaultConfigFile} {
-			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-				return dir, nil
-			}
-		}
-		if filepath.Dir(dir) == dir {
-			return wd, nil
-		}
-	}
-}
-
-// Where a release came from when --manifests is not given.
-const (
-	sourceCache    = "cache"
-	sourceSnapshot = "snapshot"
-)
-
-// defaultSources are the download cache, when there is one, merged over the
-// snapshot built into this binary: the cache wins per (product, release).
-func defaultSources() ([]cudapkgs.ManifestSource, error) {
-	var srcs []cudapkgs.ManifestSource
-	if dir := defaultManifestsDir(); dir != "" {
-		srcs = append(srcs, cudapkgs.ManifestSource{Name: sourceCache, Dir: dir, Optional: true})
-	}
-	info, err := snapshot.Embedded()
-	if err != nil {
-		return nil, fmt.Errorf("the snapshot built into cudapkgs: %w", err)
-	}
-	srcs = append(srcs, cudapkgs.ManifestSource{Name: sourceSnapshot, FS: snapshot.FS, Digest: info.ArchiveSHA256})
-	return srcs, nil
-}
-
-// defaultManifestsDir is the download cache when it exists.
-func defaultManifestsDir() string {
-	dir, err := source.DefaultCacheDir()
-	if err != nil {
-		return ""
-	}
-	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		return dir
-	}
-	return ""
+	return cudapkgs.WorkspaceRoot(f.workspace)
 }

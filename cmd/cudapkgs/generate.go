@@ -14,7 +14,7 @@ import (
 	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/outdir"
-	"github.com/cudapkgs/cudapkgs/snapshot"
+	"github.com/cudapkgs/cudapkgs/core/stamp"
 )
 
 func (a *app) generateCmd() *cobra.Command {
@@ -58,7 +58,7 @@ generate says so once (cudapkgs manifests fetch gets newer ones).`,
 	cmd.Flags().StringVar(&out, "out", "", "folder to write the repository to (created if missing)")
 	cmd.Flags().StringVar(&name, "name", "cuda", "the repository's name in the workspace (local_repository(name = ...)); prefixes the archives' repositories")
 	cmd.Flags().BoolVar(&force, "force", false, "regenerate even when --out is up to date with its inputs")
-	// Hashed into the stamp with every other flag (beforeInputs), so switching
+	// Hashed into the stamp with every other flag (flagInputs), so switching
 	// formats regenerates.
 	cmd.Flags().StringVar(&format, "format", string(cudapkgs.Bazel), "what to write: "+cudapkgs.FormatHelp())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -77,132 +77,85 @@ generate says so once (cudapkgs manifests fetch gets newer ones).`,
 
 // generate writes the repository (or cell) of the package sets to out,
 // unless out is up to date with the run's inputs and force is false: the
-// work of generate, shared with init. upToDate says that nothing was done.
+// work of generate, shared with init, in one library call. upToDate says
+// that nothing was done.
 func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, format cudapkgs.Format, force bool) (upToDate bool, err error) {
-	// The inputs known before evaluating (flags, binary, manifests) are
-	// hashed first: a manifest that changes during the run makes the
-	// next run regenerate rather than trust this one's output.
-	var pre []byte
-	before, preErr := beforeInputs(cmd, f)
-	if preErr == nil {
-		pre, preErr = outdir.Digest(before)
+	in, err := f.inputs(a)
+	if err != nil {
+		return false, err
 	}
-	if !force && preErr == nil && outdir.UpToDate(out, pre) {
+	own, err := flagInputs(cmd)
+	if err != nil {
+		return false, err
+	}
+	res, err := cudapkgs.Generate(cmd.Context(), cudapkgs.Job{Inputs: in, Format: format, Name: name, Out: out, Force: force, Stamp: own,
+		OnWait: func(lock string) {
+			fmt.Fprintf(a.stderr, "generate: %s: waiting for another cudapkgs generate into it (lock on %s)\n", out, lock)
+		}})
+	var oe *cudapkgs.OutputError
+	if errors.As(err, &oe) {
+		// outdir's errors start with the folder as the user wrote it.
+		return false, fmt.Errorf("--out %w", oe.Err)
+	}
+	if err != nil {
+		return false, explain(err, f)
+	}
+	if res.UpToDate {
 		fmt.Fprintf(a.stderr, "generate: %s: up to date\n", out)
 		return true, nil
 	}
-	e, err := a.evaluate(cmd.Context(), f)
-	if err != nil {
-		return false, err
-	}
-	defer e.Close()
-	sets, err := e.Sets(cmd.Context())
-	if err != nil {
-		return false, err
-	}
-	tree, local, err := e.Generate(sets, format, name)
-	var ce *cudapkgs.ConfigError
-	if errors.As(err, &ce) {
-		return false, usageError{ce.Err}
-	}
-	if err != nil {
-		return false, err
-	}
-	if local != nil {
-		fmt.Fprintf(a.stderr, "local CUDA %s (%s layout, CUDA %s, %s): using %s\n", local.Root, local.Layout, local.Release, local.Target.Name(), strings.Join(local.Used, ", "))
-		if len(local.Skipped) > 0 {
-			fmt.Fprintf(a.stderr, "local CUDA %s: not complete there, downloaded instead: %s\n", local.Root, strings.Join(local.Skipped, ", "))
+	if l := res.Local; l != nil {
+		fmt.Fprintf(a.stderr, "local CUDA %s (%s layout, CUDA %s, %s): using %s\n", l.Root, l.Layout, l.Release, l.Target.Name(), strings.Join(l.Used, ", "))
+		if len(l.Skipped) > 0 {
+			fmt.Fprintf(a.stderr, "local CUDA %s: not complete there, downloaded instead: %s\n", l.Root, strings.Join(l.Skipped, ", "))
 		}
 	}
-	// An installed CUDA can change under the output (an upgrade): no
-	// stamp, so the next run reads it again. The stamp goes in with the
-	// tree, in the same swap.
-	var stamp []byte
-	if preErr == nil && e.Config.LocalCUDA() == "" {
-		if stamp, err = outdir.Stamp(pre, e.ReadInputs(), tree); err != nil {
-			// Only the fast path is lost: the next run regenerates.
-			fmt.Fprintf(a.stderr, "warning: %s: %v\n", filepath.Join(out, outdir.StampFile), err)
-			stamp = nil
-		}
+	if res.StampErr != nil {
+		// Only the fast path is lost: the next run regenerates.
+		fmt.Fprintf(a.stderr, "warning: %s: %v\n", filepath.Join(out, outdir.StampFile), res.StampErr)
 	}
-	st, err := outdir.Write(cmd.Context(), out, tree, outdir.Options{Stamp: stamp, OnWait: func(lock string) {
-		fmt.Fprintf(a.stderr, "generate: %s: waiting for another cudapkgs generate into it (lock on %s)\n", out, lock)
-	}})
-	if err != nil {
-		// outdir's errors start with the folder as the user wrote it.
-		return false, fmt.Errorf("--out %w", err)
+	a.noteOldSnapshot(res.SnapshotTaken)
+	fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, res.Written, res.Unchanged, res.Removed)
+	if res.InPlace != "" {
+		fmt.Fprintf(a.stderr, "warning: %s: files replaced one by one, not all at once: %s (docs/output.md)\n", out, res.InPlace)
 	}
-	a.noteOldSnapshot(e)
-	fmt.Fprintf(a.stderr, "generate: %s: %d files written, %d unchanged, %d removed\n", out, st.Written, st.Unchanged, st.Removed)
-	if st.InPlace != "" {
-		fmt.Fprintf(a.stderr, "warning: %s: files replaced one by one, not all at once: %s (docs/output.md)\n", out, st.InPlace)
-	}
-	if st.Leftover != "" {
-		fmt.Fprintf(a.stderr, "warning: %s: the new tree is in place, but a temporary folder could not be removed (the next run tries again): %s\n", out, st.Leftover)
+	if res.Leftover != "" {
+		fmt.Fprintf(a.stderr, "warning: %s: the new tree is in place, but a temporary folder could not be removed (the next run tries again): %s\n", out, res.Leftover)
 	}
 	return false, nil
 }
 
-// beforeInputs are the inputs known before evaluating: the running binary
-// (path, size, modification time: it also serves the built-in plugins, so a
-// rebuilt cudapkgs regenerates), the working folder (relative paths in
-// flags), every flag but --out and --force, and the pipeline's own
-// (workspace, configuration file, manifest folders).
-func beforeInputs(cmd *cobra.Command, f *configFlags) (outdir.Inputs, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return nil, err
-	}
-	in := outdir.Inputs{{Kind: outdir.Value, Name: "exe", Value: fmt.Sprintf("%q %d %d", exe, fi.Size(), fi.ModTime().UnixNano())}}
+// flagInputs are what the command line adds to the stamp: the working
+// folder (relative paths in flags) and every flag but --out and --force.
+// The library adds the rest (this binary, which serves the built-in
+// plugins; the workspace, configuration file and manifest folders).
+func flagInputs(cmd *cobra.Command) (stamp.Inputs, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	in = append(in, outdir.Input{Kind: outdir.Value, Name: "wd", Value: wd})
+	in := stamp.Inputs{{Kind: stamp.Value, Name: "wd", Value: wd}}
 	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
 		if fl.Name == "out" || fl.Name == "force" {
 			return
 		}
-		in = append(in, outdir.Input{Kind: outdir.Value, Name: "flag " + fl.Name, Value: fmt.Sprintf("%t %q", fl.Changed, fl.Value.String())})
+		in = append(in, stamp.Input{Kind: stamp.Value, Name: "flag " + fl.Name, Value: fmt.Sprintf("%t %q", fl.Changed, fl.Value.String())})
 	})
-	pin, err := f.inputs(nil)
-	if err != nil {
-		return nil, err
-	}
-	own, err := pin.StampInputs()
-	if err != nil {
-		return nil, err
-	}
-	return append(in, own...), nil
+	return in, nil
 }
 
 // snapshotMaxAge is the age past which generate says the snapshot is old.
 const snapshotMaxAge = 180 * 24 * time.Hour
 
 // noteOldSnapshot says, once, when the snapshot built into cudapkgs served
-// a release and is more than snapshotMaxAge old: NVIDIA has likely
-// published newer manifests, which manifests fetch would put in the cache.
-func (a *app) noteOldSnapshot(e *cudapkgs.Run) {
-	served := false
-	for _, m := range e.Collection.All() {
-		served = served || e.Collection.Origin(m) == sourceSnapshot
-	}
-	if !served {
-		return
-	}
-	info, err := snapshot.Embedded()
-	if err != nil {
-		return
-	}
-	taken, err := info.Time()
-	if err != nil {
+// a release (taken is its day; zero when it served none) and is more than
+// snapshotMaxAge old: NVIDIA has likely published newer manifests, which
+// manifests fetch would put in the cache.
+func (a *app) noteOldSnapshot(taken time.Time) {
+	if taken.IsZero() {
 		return
 	}
 	if age := a.clock().Sub(taken); age > snapshotMaxAge {
-		fmt.Fprintf(a.stderr, "note: the manifests built into cudapkgs are from %s (%d days ago); NVIDIA may have released newer ones: `cudapkgs manifests fetch` downloads them into the cache, which wins over the built-in copy\n", info.Date, int(age.Hours()/24))
+		fmt.Fprintf(a.stderr, "note: the manifests built into cudapkgs are from %s (%d days ago); NVIDIA may have released newer ones: `cudapkgs manifests fetch` downloads them into the cache, which wins over the built-in copy\n", taken.Format(time.DateOnly), int(age.Hours()/24))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/core/workspace"
 	"github.com/cudapkgs/cudapkgs/starlark"
 )
@@ -95,7 +96,7 @@ func (a *app) init(cmd *cobra.Command, f *configFlags, out, name string, force b
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(star, []byte(text)); err != nil {
+		if err := outdir.WriteFile(star, []byte(text)); err != nil {
 			return err
 		}
 		wroteStar = true
@@ -289,24 +290,4 @@ func starCall(opt config.Option, v any, f *configFlags, root string) (string, er
 		return fmt.Sprintf("%s(%s)", opt.Builtin, strconv.Quote(x)), nil
 	}
 	return "", fmt.Errorf("option %s: no builtin call for %T", opt.Name, v)
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// folder, so path is never half-written.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

@@ -117,7 +117,7 @@ func (f *fetchFlags) described(ctx context.Context) (fixup.Products, error) {
 	if err != nil {
 		return fixup.Products{}, err
 	}
-	builtins, err := builtinSpecs()
+	builtins, err := cudapkgs.BuiltinSpecs()
 	if err != nil {
 		return fixup.Products{}, err
 	}

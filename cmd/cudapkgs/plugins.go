@@ -4,15 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cudapkgs/cudapkgs"
-	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
@@ -36,30 +33,6 @@ func (a *app) pluginCmd() *cobra.Command {
 		},
 	})
 	return cmd
-}
-
-// self is the command that runs this binary again, for the built-in
-// plugins. It keeps the name it was started under (no symlink resolution),
-// so a wrapper or test harness that dispatches on its name still works.
-func self() (string, error) {
-	arg0 := os.Args[0]
-	if !strings.ContainsRune(arg0, os.PathSeparator) {
-		return exec.LookPath(arg0)
-	}
-	return filepath.Abs(arg0)
-}
-
-// builtinSpecs start the built-in plugins: this binary again, serving one.
-func builtinSpecs() ([]fixup.Spec, error) {
-	exe, err := self()
-	if err != nil {
-		return nil, fmt.Errorf("finding this program to start the built-in plugins: %w", err)
-	}
-	var specs []fixup.Spec
-	for _, n := range builtin.Names() {
-		specs = append(specs, fixup.Spec{Name: n, Command: []string{exe, "plugin", "serve", n}, Builtin: true})
-	}
-	return specs, nil
 }
 
 func (a *app) pluginsCmd() *cobra.Command {

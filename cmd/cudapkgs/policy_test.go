@@ -18,7 +18,7 @@ import (
 // configuration plus the given options, as `cudapkgs report` does.
 func cells(t *testing.T, o config.Options) map[string]report.Cell {
 	t.Helper()
-	specs, err := builtinSpecs()
+	specs, err := cudapkgs.BuiltinSpecs()
 	if err != nil {
 		t.Fatal(err)
 	}

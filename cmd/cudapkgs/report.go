@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/report"
 )
@@ -89,36 +89,11 @@ The same inputs give the same bytes. See docs/report.md.
 			return err
 		}
 		path := filepath.Join(out, name)
-		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+		if err := outdir.WriteFile(path, buf.Bytes()); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "report: wrote %s (%d bytes)\n", path, buf.Len())
 		return nil
 	}
 	return cmd
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder, so that a failed run leaves the old file as it was.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

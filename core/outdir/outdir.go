@@ -1,5 +1,6 @@
-// Package outdir writes a generated tree into the output folder and keeps
-// the stamp that lets the next run skip the work when nothing changed.
+// Package outdir writes a generated tree into the output folder, bytes
+// only: what the tree and the stamp hold is its callers' (package stamp
+// makes the stamp).
 //
 // Write makes a generation visible all at once or not at all: under a lock
 // on the folder that holds dir, it builds the whole new tree in a work
@@ -7,10 +8,8 @@
 // files, new files for the rest, the stamp), then swaps the two folders with
 // one renameat2(RENAME_EXCHANGE) and removes the old tree. Files of an
 // earlier run that the tree no longer has are left out of the new tree, and
-// only those (their first line is buildfile.Header). The stamp records a
-// digest of every input of the run and the sha256 of every file written:
-// UpToDate answers whether they all still match, without running anything
-// else. docs/output.md says why, and what each part guards.
+// only those (their first line is buildfile.Header). docs/output.md says
+// why, and what each part guards.
 package outdir
 
 import (
@@ -33,6 +32,11 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 )
 
+// StampFile, directly in the output folder, holds Options.Stamp: what the
+// last successful run read and wrote. Its first line is buildfile.Header,
+// like every generated file, but Write never removes it as stale.
+const StampFile = ".cudapkgs-stamp"
+
 // Stats count what Write did.
 type Stats struct {
 	Written, Unchanged, Removed int
@@ -49,7 +53,8 @@ type Stats struct {
 // Options tune Write.
 type Options struct {
 	// Stamp, when not nil, becomes dir/StampFile in the same swap as the
-	// tree (see Stamp). When nil, the new tree has no stamp.
+	// tree (package stamp makes it), so that a stamp is never seen with
+	// another run's files. When nil, the new tree has no stamp.
 	Stamp []byte
 	// OnWait, when not nil, is called once when another run holds the lock
 	// on dir; Write then waits for it (or for ctx).

@@ -1,4 +1,11 @@
-package outdir
+// Package stamp decides whether a generation can be skipped. A run hashes
+// the inputs it knows before it starts (Digest), lists those it finds while
+// it runs, and records both with the sha256 of every file it writes (Make);
+// outdir.Write puts those bytes in the output folder in the same swap as the
+// tree. UpToDate answers, from the folder alone, whether they all still
+// match, so the caller can skip starting anything. docs/output.md says what
+// each part guards.
+package stamp
 
 import (
 	"bytes"
@@ -15,12 +22,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
 	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/outdir"
 )
-
-// StampFile, directly in the output folder, records what the last successful
-// run read and wrote. Its first line is buildfile.Header, like every
-// generated file, but Write never removes it as stale.
-const StampFile = ".cudapkgs-stamp"
 
 const stampVersion = "cudapkgs stamp v2"
 
@@ -147,12 +150,12 @@ func hashFile(h hash.Hash, p string) error {
 	return nil
 }
 
-// Stamp is the stamp for Options.Stamp: the key of the run's inputs (the
+// Make is the stamp for outdir.Options.Stamp: the key of the run's inputs (the
 // Digest of those known before it, and the inputs found during it, which it
 // lists so that UpToDate can hash them again) and the sha256 of every file
-// of the tree. Write puts it in place in the same swap as the tree, so that
+// of the tree. outdir.Write puts it in place in the same swap as the tree, so that
 // a stamp is never seen with another run's files.
-func Stamp(before []byte, after Inputs, tree buildfile.Tree) ([]byte, error) {
+func Make(before []byte, after Inputs, tree buildfile.Tree) ([]byte, error) {
 	k, err := key(before, after)
 	if err != nil {
 		return nil, err
@@ -182,7 +185,7 @@ const stampComment = "# " + stampVersion + ": the inputs and outputs of the last
 // bytes. Any doubt (no stamp, an unreadable input or output, a line it does
 // not know) answers false: the caller then does the work.
 func UpToDate(dir string, before []byte) bool {
-	data, err := os.ReadFile(filepath.Join(dir, StampFile))
+	data, err := os.ReadFile(filepath.Join(dir, outdir.StampFile))
 	if err != nil {
 		return false
 	}
