@@ -6,6 +6,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/buck2"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
+	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 )
 
@@ -18,15 +19,18 @@ const (
 )
 
 // ErrLocalBuck2 is an installed CUDA asked of the Buck2 emitter, which
-// cannot serve one yet.
-var ErrLocalBuck2 = errors.New("--local-cuda: not supported with --format buck2 yet (see docs/buck2.md)")
+// cannot serve one yet: it comes as the local_cuda option's
+// *config.OptionError.
+var ErrLocalBuck2 = errors.New("not supported with the buck2 format yet (see docs/buck2.md)")
 
 // Generate emits the sets as a tree of files named name in the workspace.
 // The report says what an installed CUDA served (nil without one).
 func (r *Run) Generate(sets []*pkgset.Set, format Format, name string) (buildfile.Tree, *LocalReport, error) {
 	if format == Buck2 {
 		if r.Config.LocalCUDA() != "" {
-			return nil, nil, &ConfigError{ErrLocalBuck2}
+			err := config.Errorf("local_cuda", "%w", ErrLocalBuck2)
+			r.merged.Blame(err)
+			return nil, nil, r.blame(err)
 		}
 		tree, err := buck2.Generate(r.Config, sets, buck2.Options{Name: name, Toolchain: r.Toolkit.Toolchain})
 		return tree, nil, err

@@ -183,6 +183,9 @@ type Run struct {
 
 	in   Inputs
 	host *fixup.Host
+	// merged blames errors about options found after the configuration
+	// is built (an installed CUDA) on the layer that set them.
+	merged config.Merged
 }
 
 // Evaluate loads the manifests and the configuration, starts the plugins
@@ -215,6 +218,7 @@ func Evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.merged = merged
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -303,12 +307,13 @@ func Plugins(ctx context.Context, in Inputs) ([]fixup.Info, error) {
 	return r.Plugins(), nil
 }
 
-// blame attributes a configuration error: to the file, with its position,
-// when the file set the option last; else to the caller's layers.
+// blame attributes a configuration error (config.Merged.Blame has named
+// the layer, and the file's position when the file set it): the file's
+// when the file set the option last; else the caller's layers'.
 func (r *Run) blame(err error) error {
 	var oe *config.OptionError
 	if r.File != nil && errors.As(err, &oe) && oe.Layer == r.File.Name() {
-		return r.File.Explain(err)
+		return err
 	}
 	var le *config.LayerError
 	if r.File != nil && errors.As(err, &le) && le.Layer == r.File.Name() {

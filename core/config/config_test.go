@@ -136,7 +136,7 @@ func TestErrors(t *testing.T) {
 		{"pin syntax", opts(Options{Pins: []string{"cudnn"}}), `option pins: "cudnn": expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9`},
 		{"pin product", opts(Options{Pins: []string{"cudnnn=8.9"}}), `option pins: "cudnnn=8.9": unknown product "cudnnn": expected one of cudnn, tensorrt`},
 		{"pin version", opts(Options{Pins: []string{"cudnn=7.6"}}), `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
-		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with --cuda (cuda_versions() in cudapkgs.star), not pinned`},
+		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with option cuda, not pinned`},
 		{"pin conflict", opts(Options{Pins: []string{"cudnn=8.9", "cudnn=9.12"}}), `option pins: cudnn=8.9 and cudnn=9.12 pin the same product and CUDA version differently`},
 		{"plugin syntax", opts(Options{Plugins: []string{"/bin/p"}}), `option plugins: "/bin/p": expected PATH=SHA256`},
 		{"plugin sha", opts(Options{Plugins: []string{"/bin/p=abc"}}), `option plugins: "/bin/p=abc": sha256 "abc" is not 64 hex digits`},
