@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -197,6 +198,16 @@ func (named) OptionName(opt Option) string { return "--" + opt.Flag }
 type builtins struct{ Literal }
 
 func (builtins) OptionName(opt Option) string { return opt.Builtin }
+func (builtins) OptionRef(opt Option) string  { return opt.Builtin + "() in cudapkgs.star" }
+
+// OptionPosition: every option on line 1, a pin on the line of its entry's
+// length (enough to tell entries apart).
+func (builtins) OptionPosition(option, entry string) string {
+	if entry != "" {
+		return fmt.Sprintf("cudapkgs.star:%d:4", len(entry))
+	}
+	return "cudapkgs.star:1:1"
+}
 
 // Errors name the option as the layer that set it does: the flag, the
 // builtin, the command line's flag for an option nobody set, and for a
@@ -211,12 +222,16 @@ func TestErrorsNameTheOptionAsWritten(t *testing.T) {
 		layer  string
 	}{
 		{"flag", []Layer{file(Options{}), flags(Options{Targets: []string{"linux-riscv64"}})}, `--platform: unknown platform "linux-riscv64"`, "flags"},
-		{"builtin", []Layer{file(Options{Targets: []string{"linux-riscv64"}}), flags(Options{})}, `target_platforms: unknown platform "linux-riscv64"`, "cudapkgs.star"},
+		{"builtin", []Layer{file(Options{Targets: []string{"linux-riscv64"}}), flags(Options{})}, `cudapkgs.star:1:1: target_platforms: unknown platform "linux-riscv64"`, "cudapkgs.star"},
 		{"flag over builtin", []Layer{file(Options{Exec: str("linux-sbsa")}), flags(Options{Exec: str("windows-x86_64")})}, "--exec: windows-x86_64 cannot run builds", "flags"},
-		{"pin of the file among the flags' pins", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn=7.6"}}), flags(Options{Pins: []string{"cudnn@12.4=8.9"}})}, `pin: "cudnn=7.6": no cudnn release 7.6`, "cudapkgs.star"},
+		{"pin of the file among the flags' pins", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn=7.6"}}), flags(Options{Pins: []string{"cudnn@12.4=8.9"}})}, `cudapkgs.star:9:4: pin: "cudnn=7.6": no cudnn release 7.6`, "cudapkgs.star"},
+		{"ref to an option the flags set", []Layer{Defaults{}, file(Options{Capabilities: []string{"6.1"}}), flags(Options{CUDA: []string{"13.0.0"}})}, "cudapkgs.star:1:1: capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0.0: supported from CUDA 10.0 to 12.9 (choose CUDA versions in that range with --cuda, or drop the capability)", "cudapkgs.star"},
+		{"ref to an option nobody set", []Layer{Defaults{}, file(Options{LocalComponents: []string{"cuda_nvcc"}}), flags(Options{})}, "cudapkgs.star:1:1: local_cuda: cuda_nvcc: set without the root of an installed CUDA: expected local_cuda() in cudapkgs.star as well", "cudapkgs.star"},
+		{"ref to an option the file set", []Layer{Defaults{}, file(Options{CUDA: []string{"13.0.0"}}), flags(Options{Capabilities: []string{"6.1"}})}, "--capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0.0: supported from CUDA 10.0 to 12.9 (choose CUDA versions in that range with cuda_versions() in cudapkgs.star, or drop the capability)", "flags"},
 		{"pin of the flags", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn@12.4=8.9"}}), flags(Options{Pins: []string{"cudnn=7.6"}})}, `--pin: "cudnn=7.6": no cudnn release 7.6`, "flags"},
 		{"nobody set it", []Layer{Defaults{}, file(Options{}), flags(Options{Capabilities: []string{"10.0"}, CUDA: []string{"11.8"}})}, "--capabilities: capability 10.0 (Blackwell) is not supported by CUDA 11.8", "flags"},
 		{"no namer", []Layer{opts(Options{Targets: []string{"linux-riscv64"}})}, `option targets: unknown platform "linux-riscv64"`, "flags"},
+		{"no namer, a ref", []Layer{opts(Options{LocalComponents: []string{"cuda_nvcc"}})}, `option local_components: cuda_nvcc: set without the root of an installed CUDA: expected option local_cuda as well`, "flags"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Evaluate(avail(), tc.layers...)
