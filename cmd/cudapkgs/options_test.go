@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/internal/golden"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
@@ -86,4 +89,42 @@ func TestOptionErrorsNameWhereTheOptionWasSet(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The options table of docs/configuration.md is made from config.Table's
+// rows, between its two markers. Refresh it with
+// go test ./cmd/cudapkgs -run TestOptionsTableUpToDate -update.
+func TestOptionsTableUpToDate(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "configuration.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- options: generated from config.Table by TestOptionsTableUpToDate; do not edit -->\n", "<!-- end of options -->\n"
+	head, rest, ok := strings.Cut(string(doc), begin)
+	_, tail, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("%s: no %q ... %q", path, strings.TrimSpace(begin), strings.TrimSpace(end))
+	}
+	golden.File(t, path, []byte(head+begin+optionsTable()+end+tail))
+}
+
+// optionsTable is the markdown table of the options: name, flag, call in
+// cudapkgs.star and doc.
+func optionsTable() string {
+	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`) }
+	var b strings.Builder
+	b.WriteString("| option | flag | in cudapkgs.star | what it sets |\n|---|---|---|---|\n")
+	for _, opt := range config.Table() {
+		var calls []string
+		for _, c := range strings.Split(opt.Example, "\n") {
+			calls = append(calls, "`"+cell(c)+"`")
+		}
+		doc := opt.Doc
+		if opt.Accumulate {
+			doc += " A later layer adds to the earlier layers' list instead of replacing it."
+		}
+		fmt.Fprintf(&b, "| `%s` | `--%s` | %s | %s |\n", opt.Name, opt.Flag, strings.Join(calls, "<br>"), cell(doc))
+	}
+	return b.String()
 }
