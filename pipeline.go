@@ -64,6 +64,9 @@ type Inputs struct {
 	// StarlarkMemory is the memory budget of each Starlark run, in bytes
 	// (starlark.DefaultMaxMemory when zero).
 	StarlarkMemory int64
+	// StarlarkMemoryName is how the caller's users set StarlarkMemory
+	// (--starlark-memory), named when a run exhausts it; "" names none.
+	StarlarkMemoryName string
 	// Warn, when set, is told each distinct warning once, as it is found.
 	Warn func(string)
 }
@@ -264,7 +267,7 @@ func (r *Run) start(ctx context.Context) (config.Merged, error) {
 	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
 		return config.Merged{}, err
 	}
-	r.Interp.MaxMemory = in.StarlarkMemory
+	r.Interp.MaxMemory, r.Interp.MaxMemoryName = in.StarlarkMemory, in.StarlarkMemoryName
 	if path := in.ConfigPath(); path != "" {
 		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
 			return config.Merged{}, &StarlarkError{err}

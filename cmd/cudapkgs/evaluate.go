@@ -188,7 +188,7 @@ func (f *configFlags) inputs(a *app) (cudapkgs.Inputs, error) {
 	if err != nil {
 		return cudapkgs.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
 	}
-	in := cudapkgs.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
+	in := cudapkgs.Inputs{Manifests: f.manifests, Sources: sources, Lock: lock, StarlarkMemory: mem, StarlarkMemoryName: "--starlark-memory", Workspace: root, ConfigFile: f.config, Layers: []config.Layer{f},
 		Builtins: builtins, PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }
