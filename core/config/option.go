@@ -154,7 +154,9 @@ type Option struct {
 	// option's row.
 	Doc string
 	// Example is a call of Builtin that sets the option, valid as it
-	// stands: init's template writes it commented out.
+	// stands: init's template writes it commented out. The core names no
+	// package, so an example's products and components are placeholders
+	// (<product>).
 	Example string
 	// Split: a list flag takes comma-separated values (12.4,12.6) as well
 	// as repeats. Lists of URLs, paths and pins are not split at every
@@ -233,8 +235,8 @@ func Table() []Option {
 		{Name: "pins", Flag: "pin", Builtin: "pin", Accumulate: true,
 			List:    func(o *Options) *[]string { return &o.Pins },
 			Usage:   "pin a product's release: PRODUCT=8.9, or for one CUDA version PRODUCT@12.2=8.9 (repeatable or comma-separated; adds to the configuration file's pins)",
-			Doc:     "Which release of a product serves the default names (@cuda//:cudnn), for all CUDA\nversions or those with a prefix. Default: the newest compatible release.",
-			Example: "pin(\"cudnn\", \"8.9\")\npin(\"cudnn\", \"9\", cuda = \"12.6\")"},
+			Doc:     "Which release of a product serves the default names (@cuda//:<product>), for all CUDA\nversions or those with a prefix. Default: the newest compatible release.",
+			Example: "pin(\"<product>\", \"8.9\")\npin(\"<product>\", \"9\", cuda = \"12.6\")"},
 		{Name: "mirrors", Flag: "mirror", Builtin: "mirrors",
 			List:    func(o *Options) *[]string { return &o.Mirrors },
 			Usage:   "base URL with NVIDIA's layout, tried before NVIDIA (repeatable, or comma-separated where each starts with https://, http:// or file://; in order)",
@@ -249,7 +251,7 @@ func Table() []Option {
 			List:    func(o *Options) *[]string { return &o.LocalComponents },
 			Usage:   "components to take from --local-cuda, each required (default: every component the install has, the toolkit's compiler and runtime required)",
 			Doc:     "The components to take from the installed CUDA, each required. Default: every component\nthe install has, its compiler and runtime required.",
-			Example: `local_cuda("/usr/local/cuda", components = ["cuda_nvcc", "cuda_cudart"])`},
+			Example: `local_cuda("/usr/local/cuda", components = ["<compiler>", "<runtime>"])`},
 		{Name: "plugins", Flag: "plugin", Builtin: "plugin",
 			List:    func(o *Options) *[]string { return &o.Plugins },
 			Usage:   "third-party fixup plugin: PATH=SHA256 of its binary (repeatable, or comma-separated where each is PATH=SHA256); one that claims a built-in product replaces the built-in for it",
