@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -240,5 +241,54 @@ func TestErrorsNameTheOptionAsWritten(t *testing.T) {
 				t.Errorf("error = %v (layer %q), want %q from layer %q", err, oe.Layer, tc.want, tc.layer)
 			}
 		})
+	}
+}
+
+// Every row of Table is typed: exactly one field accessor, a name, flag,
+// builtin, doc and example of its own; and the rows together cover every
+// field of Options, so an option cannot be added without its row.
+func TestTableRows(t *testing.T) {
+	var o Options
+	seen := map[string]bool{}
+	for _, opt := range Table() {
+		n := 0
+		if opt.List != nil {
+			n++
+			*opt.List(&o) = []string{"x"}
+		}
+		if opt.Bool != nil {
+			n++
+			b := true
+			*opt.Bool(&o) = &b
+		}
+		if opt.String != nil {
+			n++
+			s := "x"
+			*opt.String(&o) = &s
+		}
+		if n != 1 {
+			t.Errorf("option %s: %d field accessors, want 1", opt.Name, n)
+		}
+		if !opt.IsSet(&o) {
+			t.Errorf("option %s: not set after its accessor set it", opt.Name)
+		}
+		for _, k := range []string{"name " + opt.Name, "flag " + opt.Flag} {
+			if seen[k] {
+				t.Errorf("%s twice", k)
+			}
+			seen[k] = true
+		}
+		if opt.Name == "" || opt.Flag == "" || opt.Builtin == "" || opt.Usage == "" || opt.Doc == "" || !strings.HasPrefix(opt.Example, opt.Builtin+"(") {
+			t.Errorf("option %q: a row needs its name, flag, builtin, usage, doc and an example calling its builtin: %+v", opt.Name, opt)
+		}
+	}
+	v := reflect.ValueOf(o)
+	for i := range v.NumField() {
+		if v.Field(i).IsNil() {
+			t.Errorf("Options.%s: no row of Table sets it", v.Type().Field(i).Name)
+		}
+	}
+	if _, ok := Lookup("no_such"); ok || (Option{}).IsSet(&o) {
+		t.Error("an unknown option is found, or a row without a field is set")
 	}
 }
