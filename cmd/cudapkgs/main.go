@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/warning"
 	"github.com/cudapkgs/cudapkgs/core/workspace"
 )
@@ -165,9 +166,17 @@ func completionExamples(root *cobra.Command) {
 // render is an error's text with the settings the library names its own way
 // written as the command line's flags: a strict run's warnings are
 // --strict's; a workspace file that points the repository elsewhere is
-// matched with --out and --name.
+// matched with --out and --name; a lock is updated with --update-lock.
 func render(err error) string {
 	msg := err.Error()
+	var mismatch *source.LockMismatchError
+	if errors.As(err, &mismatch) {
+		msg = strings.Replace(msg, mismatch.Error(), mismatch.Message("`cudapkgs manifests fetch --update-lock`"), 1)
+	}
+	var merge *source.MergeError
+	if errors.As(err, &merge) {
+		msg = strings.Replace(msg, merge.Error(), merge.Message("with --update-lock"), 1)
+	}
 	var strict *warning.Strict
 	if errors.As(err, &strict) {
 		msg = strings.Replace(msg, strict.Error(), strict.Message("--strict"), 1)

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/source"
+	"github.com/cudapkgs/cudapkgs/core/warning"
+	"github.com/cudapkgs/cudapkgs/core/workspace"
 	"github.com/cudapkgs/cudapkgs/internal/golden"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
@@ -127,4 +130,27 @@ func optionsTable() string {
 		fmt.Fprintf(&b, "| `%s` | `--%s` | %s | %s |\n", opt.Name, opt.Flag, strings.Join(calls, "<br>"), cell(doc))
 	}
 	return b.String()
+}
+
+// The library's errors name its own settings (strict, the lock's update,
+// the repository's path and name); the command line renders its flags in
+// their place, wrapped or not.
+func TestRenderNamesFlags(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&warning.Strict{Warnings: []string{"w"}}, "--strict: 1 warning, and --strict makes them errors:\n  w"},
+		{fmt.Errorf("generate: %w", &warning.Strict{Warnings: []string{"a", "b"}}), "generate: --strict: 2 warnings, and --strict makes them errors:\n  a\n  b"},
+		{&workspace.ConflictError{File: "MODULE.bazel", Line: 2, What: "x()", Want: "y()"}, "MODULE.bazel:2: x() is already there, and it is not y(): change or remove it, or run again with --out and --name matching it; the file was not changed"},
+		{fmt.Errorf("reading: %w", &source.LockMismatchError{File: "f.json", Key: "p/f.json", LockFile: "cudapkgs.lock"}), "fetch it again, or accept the new bytes with `cudapkgs manifests fetch --update-lock`)"},
+		{&source.MergeError{LockFile: "cudapkgs.lock", Key: "p/f.json"}, "run again, or with --update-lock to replace it"},
+	} {
+		if strings.Contains(tc.err.Error(), "--") {
+			t.Errorf("the library names a flag: %s", tc.err)
+		}
+		if got := render(tc.err); !strings.Contains(got, tc.want) {
+			t.Errorf("render(%q)\n= %q\nwant it to hold %q", tc.err, got, tc.want)
+		}
+	}
 }
