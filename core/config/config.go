@@ -270,7 +270,7 @@ func Merge(layers ...Layer) (Merged, error) {
 				name = namer.OptionName(opt)
 			}
 			m.named[opt.Name] = name
-			if opt.Accumulate || opt.Name == "plugins" {
+			if opt.Entries && opt.List != nil {
 				if m.entryBy[opt.Name] == nil {
 					m.entryBy[opt.Name] = map[string][2]string{}
 				}

@@ -166,6 +166,10 @@ type Option struct {
 	// Accumulate: a later layer adds to the earlier layers' list instead
 	// of replacing it (a pin on the command line adds to the file's).
 	Accumulate bool
+	// Entries: an error about one entry of the list is blamed on the layer
+	// that gave that entry (a plugin of the file, the flags replacing none
+	// of it); so is every entry of an Accumulate option.
+	Entries bool
 
 	List   func(*Options) *[]string
 	Bool   func(*Options) **bool
@@ -232,7 +236,7 @@ func Table() []Option {
 			Usage:   "target platforms: linux-x86_64, linux-sbsa, linux-jetson (alias linux-aarch64), linux-ppc64le, windows-x86_64, windows-arm64 (default: linux-x86_64,linux-sbsa,linux-jetson)",
 			Doc:     "The platforms to build for: linux-x86_64, linux-sbsa (server ARM), linux-jetson,\nlinux-ppc64le, windows-x86_64, windows-arm64 (Windows: no archive usable yet). Default: linux-x86_64, linux-sbsa, linux-jetson.",
 			Example: `target_platforms(["linux-x86_64", "linux-sbsa", "linux-jetson"])`},
-		{Name: "pins", Flag: "pin", Builtin: "pin", Accumulate: true,
+		{Name: "pins", Flag: "pin", Builtin: "pin", Accumulate: true, Entries: true,
 			List:    func(o *Options) *[]string { return &o.Pins },
 			Usage:   "pin a product's release: PRODUCT=8.9, or for one CUDA version PRODUCT@12.2=8.9 (repeatable or comma-separated; adds to the configuration file's pins)",
 			Doc:     "Which release of a product serves the default names (@cuda//:<product>), for all CUDA\nversions or those with a prefix. Default: the newest compatible release.",
@@ -252,7 +256,7 @@ func Table() []Option {
 			Usage:   "components to take from --local-cuda, each required (default: every component the install has, the toolkit's compiler and runtime required)",
 			Doc:     "The components to take from the installed CUDA, each required. Default: every component\nthe install has, its compiler and runtime required.",
 			Example: `local_cuda("/usr/local/cuda", components = ["<compiler>", "<runtime>"])`},
-		{Name: "plugins", Flag: "plugin", Builtin: "plugin",
+		{Name: "plugins", Flag: "plugin", Builtin: "plugin", Entries: true,
 			List:    func(o *Options) *[]string { return &o.Plugins },
 			Usage:   "third-party fixup plugin: PATH=SHA256 of its binary (repeatable, or comma-separated where each is PATH=SHA256); one that claims a built-in product replaces the built-in for it",
 			Doc:     "A fixup plugin of your own and its program's sha256, as sha256sum prints it\n(docs/plugin-authoring.md).",
