@@ -167,8 +167,8 @@ type Option struct {
 	// of replacing it (a pin on the command line adds to the file's).
 	Accumulate bool
 	// Entries: an error about one entry of the list is blamed on the layer
-	// that gave that entry (a plugin of the file, the flags replacing none
-	// of it); so is every entry of an Accumulate option.
+	// that gave that entry, not on the last layer that set the option (a
+	// pin of the file among the flags' pins).
 	Entries bool
 
 	List   func(*Options) *[]string
