@@ -4,6 +4,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/bazel"
 	"github.com/cudapkgs/cudapkgs/core/buck2"
 	"github.com/cudapkgs/cudapkgs/core/buildfile"
+	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 )
@@ -30,7 +31,11 @@ func (r *Run) emit(sets []*pkgset.Set, format Format, name string) (buildfile.Tr
 	var rep *LocalReport
 	if r.Config.LocalCUDA() != "" {
 		if !f.Local {
-			return nil, nil, &ConfigError{&emit.LocalError{Format: f.Name}}
+			// The local_cuda option's error, blamed where it was set (the
+			// flag, or the line of local_cuda() in the file).
+			err := config.Errorf("local_cuda", "%w", &emit.LocalError{Format: f.Name})
+			r.merged.Blame(err)
+			return nil, nil, r.blame(err)
 		}
 		if opts.Local.Install, rep, err = r.LocalInstall(sets); err != nil {
 			return nil, nil, err

@@ -2,10 +2,10 @@ package cudapkgs
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/emit"
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
@@ -36,11 +36,11 @@ func (r *Run) LocalInstall(sets []*pkgset.Set) (*emit.Install, *LocalReport, err
 	tk := r.Toolkit
 	in, err := localcuda.Detect(root, tk.LocalHints...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--local-cuda: %w", err)
+		return nil, nil, r.localError("local_cuda", "%w", err)
 	}
 	m, err := in.Release(r.Collection.Releases(tk.Product), tk.LocalIdentify)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--local-cuda %s: %w", in.Root, err)
+		return nil, nil, r.localError("local_cuda", "%s: %w", in.Root, err)
 	}
 	var set *pkgset.Set
 	var configured []string
@@ -51,15 +51,15 @@ func (r *Run) LocalInstall(sets []*pkgset.Set) (*emit.Install, *LocalReport, err
 		}
 	}
 	if set == nil {
-		return nil, nil, fmt.Errorf("--local-cuda %s: the install is CUDA %s (%s layout, read from %s), which is not among the configured CUDA versions %s: add it to --cuda",
-			in.Root, m.Release, in.Layout, in.CUDAFrom, strings.Join(configured, ", "))
+		return nil, nil, r.localError("local_cuda", "%s: the install is CUDA %s (%s layout, read from %s), which is not among the configured CUDA versions %s: add it to %s",
+			in.Root, m.Release, in.Layout, in.CUDAFrom, strings.Join(configured, ", "), config.Ref("cuda"))
 	}
 	target, err := platform.Parse(in.Platform)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--local-cuda %s: platform %s: %w", in.Root, in.Platform, err)
+		return nil, nil, r.localError("local_cuda", "%s: platform %s: %w", in.Root, in.Platform, err)
 	}
 	if !slices.Contains(r.Config.Targets(), target) {
-		return nil, nil, fmt.Errorf("--local-cuda %s: the install is for %s, which is not among the target platforms: add it to --platform", in.Root, target.Name())
+		return nil, nil, r.localError("local_cuda", "%s: the install is for %s, which is not among the target platforms: add it to %s", in.Root, target.Name(), config.Ref("targets"))
 	}
 	explicit := r.Config.LocalComponents()
 	required := explicit
@@ -71,12 +71,22 @@ func (r *Run) LocalInstall(sets []*pkgset.Set) (*emit.Install, *LocalReport, err
 	var unknown *localcuda.UnknownComponentError
 	switch {
 	case errors.As(err, &missing):
-		return nil, nil, fmt.Errorf("--local-cuda %s (%s layout, CUDA %s): %w", in.Root, in.Layout, m.Release, err)
+		return nil, nil, r.localError("local_cuda", "%s (%s layout, CUDA %s): %w", in.Root, in.Layout, m.Release, err)
 	case errors.As(err, &unknown):
-		return nil, nil, fmt.Errorf("--local-components: %w", err)
+		return nil, nil, r.localError("local_components", "%w", err)
 	case err != nil:
-		return nil, nil, fmt.Errorf("--local-cuda %s: %w", in.Root, err)
+		return nil, nil, r.localError("local_cuda", "%s: %w", in.Root, err)
 	}
 	rep := &LocalReport{Root: in.Root, Layout: in.Layout, Release: m.Release.String(), Target: target, Used: sel.Used, Skipped: sel.Skipped}
 	return &emit.Install{Path: in.Root, Archives: sel.Archives}, rep, nil
+}
+
+// localError is an installed CUDA the configuration names that cannot
+// serve: an *config.OptionError, blamed on the layer that set the option
+// (the flag, or the line of local_cuda() in the file). It is not a
+// *ConfigError: the install, not the command line, is at fault.
+func (r *Run) localError(option, format string, args ...any) error {
+	err := config.Errorf(option, format, args...)
+	r.merged.Blame(err)
+	return err
 }

@@ -66,6 +66,9 @@ type Inputs struct {
 	// StarlarkMemory is the memory budget of each Starlark run, in bytes
 	// (starlark.DefaultMaxMemory when zero).
 	StarlarkMemory int64
+	// StarlarkMemoryName is how the caller's users set StarlarkMemory
+	// (--starlark-memory), named when a run exhausts it; "" names none.
+	StarlarkMemoryName string
 	// Warn, when set, is told each distinct warning once, as it is found.
 	Warn func(string)
 }
@@ -185,6 +188,9 @@ type Run struct {
 
 	in   Inputs
 	host *fixup.Host
+	// merged blames errors about options found after the configuration
+	// is built (an installed CUDA) on the layer that set them.
+	merged config.Merged
 }
 
 // Evaluate loads the manifests and the configuration, starts the plugins
@@ -227,6 +233,7 @@ func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	r.merged = merged
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -270,7 +277,7 @@ func (r *Run) start(ctx context.Context) (config.Merged, error) {
 	if r.Interp, err = starlark.NewInterp(in.Workspace); err != nil {
 		return config.Merged{}, err
 	}
-	r.Interp.MaxMemory = in.StarlarkMemory
+	r.Interp.MaxMemory, r.Interp.MaxMemoryName = in.StarlarkMemory, in.StarlarkMemoryName
 	if path := in.ConfigPath(); path != "" {
 		if r.File, err = r.Interp.EvalConfig(ctx, path); err != nil {
 			return config.Merged{}, &StarlarkError{err}
@@ -330,12 +337,13 @@ func Products(ctx context.Context, in Inputs) (fixup.Products, error) {
 	return r.host.Products()
 }
 
-// blame attributes a configuration error: to the file, with its position,
-// when the file set the option last; else to the caller's layers.
+// blame attributes a configuration error (config.Merged.Blame has named
+// the layer, and the file's position when the file set it): the file's
+// when the file set the option last; else the caller's layers'.
 func (r *Run) blame(err error) error {
 	var oe *config.OptionError
 	if r.File != nil && errors.As(err, &oe) && oe.Layer == r.File.Name() {
-		return r.File.Explain(err)
+		return err
 	}
 	var le *config.LayerError
 	if r.File != nil && errors.As(err, &le) && le.Layer == r.File.Name() {

@@ -2,7 +2,6 @@ package starlark
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -57,37 +56,33 @@ func (in *Interp) EvalConfig(ctx context.Context, file string) (*File, error) {
 func (f *File) Name() string { return f.path }
 
 // OptionName: errors about an option the file set name the builtin that
-// set it.
+// set it, after the call's position (OptionPosition).
 func (f *File) OptionName(opt config.Option) string { return opt.Builtin }
+
+// OptionRef: a message that sends the user to an option names the builtin
+// and this file.
+func (f *File) OptionRef(opt config.Option) string {
+	return opt.Builtin + "() in " + f.path
+}
+
+// OptionPosition is where the file set an option: the call of the pin or
+// plugin at fault when entry is one, else the option's call; "" when the
+// file did not set it.
+func (f *File) OptionPosition(option, entry string) string {
+	entries, at := f.options.Pins, f.pinPos
+	if option == "plugins" {
+		entries, at = f.options.Plugins, f.plugPos
+	}
+	if i := slices.Index(entries, entry); entry != "" && i >= 0 && (option == "pins" || option == "plugins") {
+		return at[i]
+	}
+	return f.pos[option]
+}
 
 // Apply sets the options the file set; the others keep the earlier layers'
 // values.
 func (f *File) Apply(o *config.Options) error {
 	return config.Literal{From: f.path, Options: f.options}.Apply(o)
-}
-
-// Explain adds the file's position to a *config.OptionError about an option
-// the file set: the position of the pin or plugin at fault when there is
-// one, else of the option. Other errors come back unchanged. A caller whose
-// flags override the file should explain only errors whose option the file
-// set last (OptionError.Layer is the file's Name).
-func (f *File) Explain(err error) error {
-	var oe *config.OptionError
-	if !errors.As(err, &oe) {
-		return err
-	}
-	pos := f.pos[oe.Option]
-	entries, at := f.options.Pins, f.pinPos
-	if oe.Option == "plugins" {
-		entries, at = f.options.Plugins, f.plugPos
-	}
-	if i := slices.Index(entries, oe.Entry); oe.Entry != "" && i >= 0 && (oe.Option == "pins" || oe.Option == "plugins") {
-		pos = at[i]
-	}
-	if pos == "" {
-		return err
-	}
-	return fmt.Errorf("%s: %w", pos, err)
 }
 
 // predeclared is what every file of a run sees besides the Starlark

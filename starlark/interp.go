@@ -49,6 +49,10 @@ type Interp struct {
 	// MaxMemory is the memory budget of one run, in bytes
 	// (DefaultMaxMemory when zero); see memory.go.
 	MaxMemory int64
+	// MaxMemoryName is how the caller's users set MaxMemory
+	// (--starlark-memory), named in the message of an exhausted budget;
+	// "" names none.
+	MaxMemoryName string
 	// Print receives print() calls with the caller's position; nil discards
 	// them (results stay deterministic whatever the code prints).
 	Print func(pos, msg string)
@@ -122,7 +126,7 @@ func (in *Interp) newRun(ctx context.Context, f *File, sets []*pkgset.Set) *run 
 	if budget <= 0 {
 		budget = DefaultMaxMemory
 	}
-	r.watchMemory(budget)
+	r.watchMemory(budget, in.MaxMemoryName)
 	return r
 }
 

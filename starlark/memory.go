@@ -43,7 +43,9 @@ const valueSize = 16
 
 // memory is one run's memory budget.
 type memory struct {
-	budget   int64
+	budget int64
+	// setting is how the budget was set, for messages ("" for none).
+	setting  string
 	baseline uint64
 	grown    atomic.Int64 // heap growth since the run started, last sample
 	stopOnce sync.Once
@@ -62,8 +64,8 @@ func heapBytes() uint64 {
 }
 
 // watchMemory starts the watcher of run r's heap growth.
-func (r *run) watchMemory(budget int64) {
-	m := &memory{budget: budget, baseline: heapBytes(), done: make(chan struct{})}
+func (r *run) watchMemory(budget int64, setting string) {
+	m := &memory{budget: budget, setting: setting, baseline: heapBytes(), done: make(chan struct{})}
 	r.mem = m
 	go func() {
 		t := time.NewTicker(5 * time.Millisecond)
@@ -82,11 +84,20 @@ func (r *run) watchMemory(budget int64) {
 			}
 			m.grown.Store(g)
 			if g > m.budget {
-				r.cancel(fmt.Sprintf("%s: the run's heap grew by %s, over the %s budget (--starlark-memory)", memoryReason, byteSize(g), byteSize(m.budget)))
+				r.cancel(fmt.Sprintf("%s: the run's heap grew by %s, over the %s budget%s", memoryReason, byteSize(g), byteSize(m.budget), m.setBy()))
 				return
 			}
 		}
 	}()
+}
+
+// setBy is " (<setting>)" after the budget in messages, when the caller
+// named how its users set it.
+func (m *memory) setBy() string {
+	if m.setting == "" {
+		return ""
+	}
+	return " (" + m.setting + ")"
 }
 
 func (m *memory) stop() { m.stopOnce.Do(func() { close(m.done) }) }
@@ -99,7 +110,7 @@ func (m *memory) reserve(n int64, what string) error {
 	}
 	left := m.budget - max(m.grown.Load(), 0)
 	if n > left {
-		return fmt.Errorf("%s: %s would allocate %s, and the run has %s left of its %s budget (--starlark-memory)", memoryReason, what, byteSize(n), byteSize(max(left, 0)), byteSize(m.budget))
+		return fmt.Errorf("%s: %s would allocate %s, and the run has %s left of its %s budget%s", memoryReason, what, byteSize(n), byteSize(max(left, 0)), byteSize(m.budget), m.setBy())
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func evalSrc(t *testing.T, maxMemory int64, src string) (string, uint64) {
 		t.Fatal(err)
 	}
 	in := interp(t, dir)
-	in.MaxMemory = maxMemory
+	in.MaxMemory, in.MaxMemoryName = maxMemory, "--starlark-memory" // as the command line names it
 	var err error
 	n := allocs.During(func() { _, err = in.EvalConfig(context.Background(), filepath.Join(dir, "cudapkgs.star")) })
 	if err == nil {

@@ -299,7 +299,7 @@ func mustQuery(t *testing.T, in *Interp, sets []*pkgset.Set) sl.Value {
 	return v
 }
 
-// TestExplain maps config.Evaluate's refusals to the file's positions.
+// TestExplain: config.Evaluate blames its refusals on the file's positions.
 func TestExplain(t *testing.T) {
 	dir := t.TempDir()
 	src := "cuda_versions([\"12.2.2\"])\npin(\"cudnn\", \"8.9\")\npin(\"cudnn\", \"7.1\", cuda = \"12.2\")\n"
@@ -315,13 +315,12 @@ func TestExplain(t *testing.T) {
 	if err == nil {
 		t.Fatal("cuDNN 7.1 accepted")
 	}
-	got := f.Explain(err).Error()
-	if want := `cudapkgs.star:3:4: pin: "cudnn@12.2=7.1": no cudnn release 7.1`; !strings.HasPrefix(got, want) {
-		t.Errorf("got %s\nwant %s...", got, want)
+	var oe *config.OptionError
+	if !errors.As(err, &oe) || oe.Pos != "cudapkgs.star:3:4" || oe.Layer != f.Name() {
+		t.Errorf("error %v: not blamed on the pin's line (%+v)", err, oe)
 	}
-	other := errors.New("something else")
-	if f.Explain(other) != other {
-		t.Error("Explain changed an unrelated error")
+	if want := `cudapkgs.star:3:4: pin: "cudnn@12.2=7.1": no cudnn release 7.1`; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %s\nwant %s...", err, want)
 	}
 }
 
@@ -672,27 +671,17 @@ override("nsight_compute", lambda pkg: {"add_deps": ["cuda_cupti"]}, cuda = "12.
 }
 
 // TestEveryOptionHasItsBuiltin holds the Starlark builtins to config.Table:
-// each option's builtin exists, sets that option, and records where.
+// each option's example calls its builtin, sets that option, and records
+// where.
 func TestEveryOptionHasItsBuiltin(t *testing.T) {
-	calls := map[string]string{
-		"cuda_versions":    `cuda_versions(["12.4.1"])`,
-		"capabilities":     `capabilities(["8.0"])`,
-		"forward_compat":   `forward_compat(True)`,
-		"exec_platform":    `exec_platform("linux-x86_64")`,
-		"target_platforms": `target_platforms(["linux-x86_64"])`,
-		"pin":              `pin("cudnn", "8.9")`,
-		"mirrors":          `mirrors(["https://mirror.example/nvidia"])`,
-		"plugin":           `plugin("/opt/site/plugin", sha256 = "` + strings.Repeat("0", 64) + `")`,
-		"local_cuda":       `local_cuda("/usr", components = ["cuda_nvcc"])`,
-	}
 	for _, opt := range config.Table() {
 		t.Run(opt.Name, func(t *testing.T) {
 			if _, ok := predeclared()[opt.Builtin]; !ok {
 				t.Fatalf("option %s: no builtin %s()", opt.Name, opt.Builtin)
 			}
-			call, ok := calls[opt.Builtin]
-			if !ok {
-				t.Fatalf("no call of %s() in this test", opt.Builtin)
+			call := opt.Example
+			if !strings.HasPrefix(call, opt.Builtin+"(") {
+				t.Fatalf("option %s: example %q does not call %s()", opt.Name, call, opt.Builtin)
 			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, DefaultConfigFile)

@@ -25,8 +25,10 @@ import (
 // The configuration's options are config.Table's; the rest say where the
 // run's inputs are.
 type configFlags struct {
-	cmd           *cobra.Command
-	options       map[string]any // option name -> *[]string, *bool or *string
+	cmd *cobra.Command
+	// given holds every option's flag value; Apply reads those of the
+	// flags the user set.
+	given         config.Options
 	manifests     string
 	pluginTimeout time.Duration
 	config        string
@@ -38,19 +40,23 @@ type configFlags struct {
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
-	f := &configFlags{cmd: cmd, options: map[string]any{}}
+	f := &configFlags{cmd: cmd}
 	fl := cmd.Flags()
 	fl.StringVar(&f.manifests, "manifests", "", "folder of manifests laid out as <product>/redistrib_<version>.json, used alone (default: the download cache merged over the snapshot built into cudapkgs, the cache winning per product and release)")
 	for _, opt := range config.Table() {
 		switch {
-		case opt.Kind == config.List && opt.Split:
-			f.options[opt.Name] = fl.StringSlice(opt.Flag, nil, opt.Usage)
-		case opt.Kind == config.List:
-			f.options[opt.Name] = fl.StringArray(opt.Flag, nil, opt.Usage)
-		case opt.Kind == config.Bool:
-			f.options[opt.Name] = fl.Bool(opt.Flag, false, opt.Usage)
-		default:
-			f.options[opt.Name] = fl.String(opt.Flag, "", opt.Usage)
+		case opt.List != nil && opt.Split:
+			fl.StringSliceVar(opt.List(&f.given), opt.Flag, nil, opt.Usage)
+		case opt.List != nil:
+			fl.StringArrayVar(opt.List(&f.given), opt.Flag, nil, opt.Usage)
+		case opt.Bool != nil:
+			b := new(bool)
+			*opt.Bool(&f.given) = b
+			fl.BoolVar(b, opt.Flag, false, opt.Usage)
+		case opt.String != nil:
+			s := new(string)
+			*opt.String(&f.given) = s
+			fl.StringVar(s, opt.Flag, "", opt.Usage)
 		}
 	}
 	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of each plugin's start and of every plugin call")
@@ -70,36 +76,38 @@ func (f *configFlags) Name() string { return "flags" }
 func (f *configFlags) OptionName(opt config.Option) string { return "--" + opt.Flag }
 
 func (f *configFlags) Apply(o *config.Options) error {
+	var set config.Options
 	for _, opt := range config.Table() {
 		if !f.cmd.Flags().Changed(opt.Flag) {
 			continue
 		}
-		var v any
-		switch p := f.options[opt.Name].(type) {
-		case *[]string:
-			v = *p
+		switch {
+		case opt.List != nil:
+			v := append([]string{}, *opt.List(&f.given)...)
 			// Lists whose values may hold commas take comma-separated
 			// values where each side is a whole one.
 			if split := listSplit(opt.Name); split != nil {
-				v = splitList(*p, split)
+				v = splitList(v, split)
 			}
-		case *bool:
-			v = *p
-		case *string:
-			v = *p
+			*opt.List(&set) = v
+		case opt.Bool != nil:
+			v := **opt.Bool(&f.given)
+			*opt.Bool(&set) = &v
+		case opt.String != nil:
+			v := **opt.String(&f.given)
+			*opt.String(&set) = &v
 		}
-		// A relative --local-cuda is relative to where the command runs,
-		// not to the workspace a Starlark path would be relative to.
-		if s, ok := v.(string); ok && opt.Name == "local_cuda" && s != "" {
-			abs, err := filepath.Abs(s)
-			if err != nil {
-				return fmt.Errorf("--%s %s: %w", opt.Flag, s, err)
-			}
-			v = abs
-		}
-		opt.Set(o, v)
 	}
-	return nil
+	// A relative --local-cuda is relative to where the command runs, not to
+	// the workspace a Starlark path would be relative to.
+	if set.LocalCUDA != nil && *set.LocalCUDA != "" {
+		abs, err := filepath.Abs(*set.LocalCUDA)
+		if err != nil {
+			return fmt.Errorf("--local-cuda %s: %w", *set.LocalCUDA, err)
+		}
+		set.LocalCUDA = &abs
+	}
+	return config.Literal{From: f.Name(), Options: set}.Apply(o)
 }
 
 // listSplit says where a list option that is not split at every comma
@@ -150,7 +158,7 @@ func (f *configFlags) inputs(a *app) (cudapkgs.Inputs, error) {
 	if err != nil {
 		return cudapkgs.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
 	}
-	in := cudapkgs.Inputs{Manifests: f.manifests, Lock: f.lock, StarlarkMemory: mem, Workspace: f.workspace, ConfigFile: f.config, Layers: []config.Layer{f},
+	in := cudapkgs.Inputs{Manifests: f.manifests, Lock: f.lock, StarlarkMemory: mem, StarlarkMemoryName: "--starlark-memory", Workspace: f.workspace, ConfigFile: f.config, Layers: []config.Layer{f},
 		PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }

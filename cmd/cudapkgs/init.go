@@ -143,35 +143,18 @@ func (a *app) init(cmd *cobra.Command, f *configFlags, out, name string, force b
 	return nil
 }
 
-// starTemplate is the commented cudapkgs.star init writes: every
-// configuration builtin, set to the value of its flag when the flag was
-// given, else shown commented out with an example.
+// starTemplate is the commented cudapkgs.star init writes: a section per
+// configuration builtin of config.Table, with the option's doc as its
+// comment, set to the value of its flag when the flag was given, else
+// showing the option's example commented out.
 func starTemplate(f *configFlags, root, out string) (string, error) {
-	set := map[string]string{} // option name -> the call(s), when its flag was given
-	for _, opt := range config.Table() {
-		if !f.cmd.Flags().Changed(opt.Flag) {
-			continue
-		}
-		var v any
-		switch p := f.options[opt.Name].(type) {
-		case *[]string:
-			v = *p
-		case *bool:
-			v = *p
-		case *string:
-			v = *p
-		}
-		call, err := starCall(opt, v, f, root)
-		if err != nil {
-			return "", err
-		}
-		set[opt.Name] = call
+	var given config.Options
+	if err := f.Apply(&given); err != nil {
+		return "", err
 	}
-	regen := "cudapkgs generate --out " + defaultInitOut
+	regen := "cudapkgs generate --out " + filepath.ToSlash(out)
 	if rel, err := filepath.Rel(root, out); err == nil && !strings.HasPrefix(rel, "..") {
 		regen = "cudapkgs generate --out " + filepath.ToSlash(rel)
-	} else {
-		regen = "cudapkgs generate --out " + filepath.ToSlash(out)
 	}
 	var b strings.Builder
 	b.WriteString(`# cudapkgs.star: the configuration of cudapkgs (written by ` + "`cudapkgs init`" + `).
@@ -184,37 +167,29 @@ func starTemplate(f *configFlags, root, out string) (string, error) {
 #
 #   ` + regen + `
 `)
-	section := func(comment, name, example string) {
-		b.WriteString("\n")
-		for _, line := range strings.Split(comment, "\n") {
-			b.WriteString("# " + line + "\n")
-		}
-		if call, ok := set[name]; ok {
-			b.WriteString(call + "\n")
-			return
-		}
-		for _, line := range strings.Split(example, "\n") {
+	comment := func(text string) {
+		for _, line := range strings.Split(text, "\n") {
 			b.WriteString("# " + line + "\n")
 		}
 	}
-	section("CUDA versions: releases, or prefixes meaning their newest release.\nDefault: every CUDA release in the manifests.",
-		"cuda", `cuda_versions(["12.4.1", "12.6"])`)
-	section("GPU compute capabilities to build for. Default: each CUDA version's defaults.",
-		"capabilities", `capabilities(["8.0", "9.0a"])`)
-	section("Embed PTX for the newest capability, so that newer GPUs can compile it at run time.",
-		"forward_compat", `forward_compat(True)`)
-	section("The platform builds run on. Default: linux-x86_64.",
-		"exec", `exec_platform("linux-x86_64")`)
-	section("The platforms to build for: linux-x86_64, linux-sbsa (server ARM), linux-jetson,\nlinux-ppc64le, windows-x86_64, windows-arm64 (Windows: no archive usable yet). Default: linux-x86_64, linux-sbsa, linux-jetson.",
-		"targets", `target_platforms(["linux-x86_64", "linux-sbsa", "linux-jetson"])`)
-	section("Which release of a product serves the default names (@cuda//:cudnn), for all CUDA\nversions or those with a prefix. Default: the newest compatible release.",
-		"pins", "pin(\"cudnn\", \"8.9\")\npin(\"cudnn\", \"9\", cuda = \"12.6\")")
-	section("Mirrors with NVIDIA's layout, tried before NVIDIA's servers.",
-		"mirrors", `mirrors(["https://mirror.example.com/nvidia"])`)
-	section("An installed CUDA used instead of downloads for its version (docs/local-cuda.md).",
-		"local_cuda", `local_cuda("/usr/local/cuda")`)
-	section("A fixup plugin of your own and its program's sha256 (docs/plugin-authoring.md).",
-		"plugins", `plugin(path = "tools/fixup-acme", sha256 = "<sha256 of the program>")`)
+	written := map[string]bool{} // builtins with their section
+	for _, opt := range config.Table() {
+		if written[opt.Builtin] {
+			continue // set by the call of the option before it (local_cuda's components)
+		}
+		written[opt.Builtin] = true
+		b.WriteString("\n")
+		comment(opt.Doc)
+		if !opt.IsSet(&given) {
+			comment(opt.Example)
+			continue
+		}
+		call, err := starCall(opt, given, root)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(call + "\n")
+	}
 	b.WriteString(`
 # Overrides change a package the way a Nix overlay does (docs/starlark.md):
 #
@@ -226,8 +201,9 @@ func starTemplate(f *configFlags, root, out string) (string, error) {
 	return b.String(), nil
 }
 
-// starCall is the builtin call that sets opt to v, the value its flag gave.
-func starCall(opt config.Option, v any, f *configFlags, root string) (string, error) {
+// starCall is the builtin call that sets opt to its value in o, the
+// options the flags gave.
+func starCall(opt config.Option, o config.Options, root string) (string, error) {
 	list := func(xs []string) string {
 		q := make([]string, len(xs))
 		for i, x := range xs {
@@ -238,7 +214,7 @@ func starCall(opt config.Option, v any, f *configFlags, root string) (string, er
 	switch opt.Name {
 	case "pins":
 		var calls []string
-		for _, p := range v.([]string) {
+		for _, p := range o.Pins {
 			spec, release, ok := strings.Cut(p, "=")
 			if !ok {
 				return "", usagef("--pin %q: expected PRODUCT=VERSION or PRODUCT@CUDA=VERSION", p)
@@ -253,7 +229,7 @@ func starCall(opt config.Option, v any, f *configFlags, root string) (string, er
 		return strings.Join(calls, "\n"), nil
 	case "plugins":
 		var calls []string
-		for _, p := range v.([]string) {
+		for _, p := range o.Plugins {
 			i := strings.LastIndex(p, "=")
 			if i < 0 {
 				return "", usagef("--plugin %q: expected PATH=SHA256", p)
@@ -262,32 +238,27 @@ func starCall(opt config.Option, v any, f *configFlags, root string) (string, er
 		}
 		return strings.Join(calls, "\n"), nil
 	case "local_cuda":
-		// A relative path in the file is relative to the workspace root; the
-		// flag's is relative to where the command runs.
-		path, err := filepath.Abs(v.(string))
-		if err != nil {
-			return "", err
-		}
+		// A relative path in the file is relative to the workspace root;
+		// the flag's is relative to where the command runs (Apply made it
+		// absolute).
+		path := *o.LocalCUDA
 		if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
 			path = filepath.ToSlash(rel)
 		}
-		if f.cmd.Flags().Changed("local-components") {
-			return fmt.Sprintf("local_cuda(%s, components = %s)", strconv.Quote(path), list(*f.options["local_components"].(*[]string))), nil
+		if o.LocalComponents != nil {
+			return fmt.Sprintf("local_cuda(%s, components = %s)", strconv.Quote(path), list(o.LocalComponents)), nil
 		}
 		return fmt.Sprintf("local_cuda(%s)", strconv.Quote(path)), nil
-	case "local_components":
-		return "", nil // with local_cuda
 	}
-	switch x := v.(type) {
-	case []string:
-		return fmt.Sprintf("%s(%s)", opt.Builtin, list(x)), nil
-	case bool:
-		if x {
-			return opt.Builtin + "(True)", nil
-		}
+	switch {
+	case opt.List != nil:
+		return fmt.Sprintf("%s(%s)", opt.Builtin, list(*opt.List(&o))), nil
+	case opt.Bool != nil && **opt.Bool(&o):
+		return opt.Builtin + "(True)", nil
+	case opt.Bool != nil:
 		return opt.Builtin + "(False)", nil
-	case string:
-		return fmt.Sprintf("%s(%s)", opt.Builtin, strconv.Quote(x)), nil
+	case opt.String != nil:
+		return fmt.Sprintf("%s(%s)", opt.Builtin, strconv.Quote(**opt.String(&o))), nil
 	}
-	return "", fmt.Errorf("option %s: no builtin call for %T", opt.Name, v)
+	return "", fmt.Errorf("option %s: no builtin call", opt.Name)
 }

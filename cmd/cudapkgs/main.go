@@ -11,9 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cudapkgs/cudapkgs/core/source"
+	"github.com/cudapkgs/cudapkgs/core/warning"
+	"github.com/cudapkgs/cudapkgs/core/workspace"
 )
 
 // Exit codes: 0 success, 1 bad input (a manifest, a lock file, a download),
@@ -87,7 +92,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(a.stderr, "cudapkgs: %s\n", escapeText(err.Error(), true))
+	fmt.Fprintf(a.stderr, "cudapkgs: %s\n", escapeText(render(err), true))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
@@ -156,4 +161,29 @@ func completionExamples(root *cobra.Command) {
 			}
 		}
 	}
+}
+
+// render is an error's text with the settings the library names its own way
+// written as the command line's flags: a strict run's warnings are
+// --strict's; a workspace file that points the repository elsewhere is
+// matched with --out and --name; a lock is updated with --update-lock.
+func render(err error) string {
+	msg := err.Error()
+	var mismatch *source.LockMismatchError
+	if errors.As(err, &mismatch) {
+		msg = strings.Replace(msg, mismatch.Error(), mismatch.Message("`cudapkgs manifests fetch --update-lock`"), 1)
+	}
+	var merge *source.MergeError
+	if errors.As(err, &merge) {
+		msg = strings.Replace(msg, merge.Error(), merge.Message("with --update-lock"), 1)
+	}
+	var strict *warning.Strict
+	if errors.As(err, &strict) {
+		msg = strings.Replace(msg, strict.Error(), strict.Message("--strict"), 1)
+	}
+	var conflict *workspace.ConflictError
+	if errors.As(err, &conflict) {
+		msg = strings.Replace(msg, conflict.Error(), conflict.Message("run again with --out and --name matching it"), 1)
+	}
+	return msg
 }

@@ -10,7 +10,6 @@
 package config
 
 import (
-	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -200,7 +199,7 @@ func (l Literal) Name() string { return l.From }
 
 func (l Literal) Apply(o *Options) error {
 	for _, opt := range Table() {
-		if opt.isSet(&l.Options) {
+		if opt.IsSet(&l.Options) {
 			opt.apply(o, &l.Options)
 		}
 	}
@@ -241,25 +240,28 @@ type Merged struct {
 	// that gave the entry, for options whose layers add up (pins).
 	named   map[string]string
 	entryBy map[string]map[string][2]string
+	// layers by name, for their names and positions of options.
+	layers map[string]Layer
 	// namer names the options nobody set: the last Namer layer.
-	namer Namer
+	namer Layer
 }
 
 // Merge applies the layers in order. What a layer sets is read from what it
 // writes into empty options, so a layer needs no way to report it.
 func Merge(layers ...Layer) (Merged, error) {
-	m := Merged{setBy: map[string]string{}, named: map[string]string{}, entryBy: map[string]map[string][2]string{}}
+	m := Merged{setBy: map[string]string{}, named: map[string]string{}, entryBy: map[string]map[string][2]string{}, layers: map[string]Layer{}}
 	for _, l := range layers {
 		var alone Options
 		if err := l.Apply(&alone); err != nil {
 			return Merged{}, &LayerError{Layer: l.Name(), Err: err}
 		}
+		m.layers[l.Name()] = l
 		namer, _ := l.(Namer)
 		if namer != nil {
-			m.namer = namer
+			m.namer = l
 		}
 		for _, opt := range Table() {
-			if !opt.isSet(&alone) {
+			if !opt.IsSet(&alone) {
 				continue
 			}
 			m.setBy[opt.Name] = l.Name()
@@ -268,11 +270,11 @@ func Merge(layers ...Layer) (Merged, error) {
 				name = namer.OptionName(opt)
 			}
 			m.named[opt.Name] = name
-			if opt.Accumulate || opt.Name == "plugins" {
+			if opt.Entries && opt.List != nil {
 				if m.entryBy[opt.Name] == nil {
 					m.entryBy[opt.Name] = map[string][2]string{}
 				}
-				for _, e := range *opt.field(&alone).(*[]string) {
+				for _, e := range *opt.List(&alone) {
 					m.entryBy[opt.Name][e] = [2]string{l.Name(), name}
 				}
 			}
@@ -288,34 +290,14 @@ func Merge(layers ...Layer) (Merged, error) {
 // their products, before the rest can be validated against the manifests.
 func (m Merged) Plugins() ([]Plugin, error) {
 	ps, err := ParsePlugins(m.Options.Plugins)
-	m.blame(err)
+	m.Blame(err)
 	return ps, err
-}
-
-// blame says in an *OptionError which layer set the option (or gave the
-// entry at fault) and how that layer names it.
-func (m Merged) blame(err error) {
-	var oe *OptionError
-	if !errors.As(err, &oe) {
-		return
-	}
-	oe.Layer, oe.Name = m.setBy[oe.Option], m.named[oe.Option]
-	if by, ok := m.entryBy[oe.Option][oe.Entry]; ok && oe.Entry != "" {
-		oe.Layer, oe.Name = by[0], by[1]
-	}
-	if oe.Name == "" && (oe.Layer == "" || oe.Layer == Defaults{}.Name()) && m.namer != nil {
-		for _, opt := range Table() {
-			if opt.Name == oe.Option {
-				oe.Name = m.namer.OptionName(opt)
-			}
-		}
-	}
 }
 
 // Build validates the merged options against what the manifests offer.
 func (m Merged) Build(avail Available) (*Config, error) {
 	c, err := build(m.Options, avail)
-	m.blame(err)
+	m.Blame(err)
 	return c, err
 }
 
@@ -325,7 +307,7 @@ func build(o Options, avail Available) (*Config, error) {
 		c.localCUDA = *o.LocalCUDA
 	}
 	if len(c.localComps) > 0 && c.localCUDA == "" {
-		return nil, optionError("local_components", "", "%s: set without the root of an installed CUDA: expected %s as well", strings.Join(c.localComps, ", "), spell("local_cuda"))
+		return nil, optionError("local_components", "", "%s: set without the root of an installed CUDA: expected %s as well", strings.Join(c.localComps, ", "), Ref("local_cuda"))
 	}
 	if o.ForwardCompat != nil {
 		c.forwardCompat = *o.ForwardCompat
@@ -469,7 +451,7 @@ func parsePins(raw []string, avail Available) ([]Pin, error) {
 			p.CUDA = cv
 		}
 		if p.Product == avail.Toolkit {
-			return nil, optionError("pins", r, "%q: the %s toolkit is chosen with %s, not pinned", r, avail.Toolkit, spell("cuda"))
+			return nil, optionError("pins", r, "%q: the %s toolkit is chosen with %s, not pinned", r, avail.Toolkit, Ref("cuda"))
 		}
 		releases, ok := avail.Releases[p.Product]
 		if !ok {
@@ -533,7 +515,7 @@ func (c *Config) computeCapabilities() error {
 	for _, cuda := range c.cuda {
 		for _, cp := range explicit {
 			if _, err := gpu.Check(cp.Name, cuda); err != nil {
-				return optionError("capabilities", "", "%w (choose CUDA versions in that range with %s, or drop the capability)", err, spell("cuda"))
+				return optionError("capabilities", "", "%w (choose CUDA versions in that range with %s, or drop the capability)", err, Ref("cuda"))
 			}
 		}
 		per := map[string][]gpu.Capability{}

@@ -2,6 +2,8 @@ package config
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -136,7 +138,7 @@ func TestErrors(t *testing.T) {
 		{"pin syntax", opts(Options{Pins: []string{"cudnn"}}), `option pins: "cudnn": expected product=version or product@cuda=version, such as <product>=8.9 or <product>@12.2=8.9`},
 		{"pin product", opts(Options{Pins: []string{"cudnnn=8.9"}}), `option pins: "cudnnn=8.9": unknown product "cudnnn": expected one of cudnn, tensorrt`},
 		{"pin version", opts(Options{Pins: []string{"cudnn=7.6"}}), `option pins: "cudnn=7.6": no cudnn release 7.6 in the manifests: expected one of 8.9.7, 9.12.0`},
-		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with --cuda (cuda_versions() in cudapkgs.star), not pinned`},
+		{"pin toolkit", opts(Options{Pins: []string{"cuda=12.4"}}), `the cuda toolkit is chosen with option cuda, not pinned`},
 		{"pin conflict", opts(Options{Pins: []string{"cudnn=8.9", "cudnn=9.12"}}), `option pins: cudnn=8.9 and cudnn=9.12 pin the same product and CUDA version differently`},
 		{"plugin syntax", opts(Options{Plugins: []string{"/bin/p"}}), `option plugins: "/bin/p": expected PATH=SHA256`},
 		{"plugin sha", opts(Options{Plugins: []string{"/bin/p=abc"}}), `option plugins: "/bin/p=abc": sha256 "abc" is not 64 hex digits`},
@@ -197,6 +199,16 @@ func (named) OptionName(opt Option) string { return "--" + opt.Flag }
 type builtins struct{ Literal }
 
 func (builtins) OptionName(opt Option) string { return opt.Builtin }
+func (builtins) OptionRef(opt Option) string  { return opt.Builtin + "() in cudapkgs.star" }
+
+// OptionPosition: every option on line 1, a pin on the line of its entry's
+// length (enough to tell entries apart).
+func (builtins) OptionPosition(option, entry string) string {
+	if entry != "" {
+		return fmt.Sprintf("cudapkgs.star:%d:4", len(entry))
+	}
+	return "cudapkgs.star:1:1"
+}
 
 // Errors name the option as the layer that set it does: the flag, the
 // builtin, the command line's flag for an option nobody set, and for a
@@ -211,12 +223,16 @@ func TestErrorsNameTheOptionAsWritten(t *testing.T) {
 		layer  string
 	}{
 		{"flag", []Layer{file(Options{}), flags(Options{Targets: []string{"linux-riscv64"}})}, `--platform: unknown platform "linux-riscv64"`, "flags"},
-		{"builtin", []Layer{file(Options{Targets: []string{"linux-riscv64"}}), flags(Options{})}, `target_platforms: unknown platform "linux-riscv64"`, "cudapkgs.star"},
+		{"builtin", []Layer{file(Options{Targets: []string{"linux-riscv64"}}), flags(Options{})}, `cudapkgs.star:1:1: target_platforms: unknown platform "linux-riscv64"`, "cudapkgs.star"},
 		{"flag over builtin", []Layer{file(Options{Exec: str("linux-sbsa")}), flags(Options{Exec: str("windows-x86_64")})}, "--exec: windows-x86_64 cannot run builds", "flags"},
-		{"pin of the file among the flags' pins", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn=7.6"}}), flags(Options{Pins: []string{"cudnn@12.4=8.9"}})}, `pin: "cudnn=7.6": no cudnn release 7.6`, "cudapkgs.star"},
+		{"pin of the file among the flags' pins", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn=7.6"}}), flags(Options{Pins: []string{"cudnn@12.4=8.9"}})}, `cudapkgs.star:9:4: pin: "cudnn=7.6": no cudnn release 7.6`, "cudapkgs.star"},
+		{"ref to an option the flags set", []Layer{Defaults{}, file(Options{Capabilities: []string{"6.1"}}), flags(Options{CUDA: []string{"13.0.0"}})}, "cudapkgs.star:1:1: capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0.0: supported from CUDA 10.0 to 12.9 (choose CUDA versions in that range with --cuda, or drop the capability)", "cudapkgs.star"},
+		{"ref to an option nobody set", []Layer{Defaults{}, file(Options{LocalComponents: []string{"cuda_nvcc"}}), flags(Options{})}, "cudapkgs.star:1:1: local_cuda: cuda_nvcc: set without the root of an installed CUDA: expected local_cuda() in cudapkgs.star as well", "cudapkgs.star"},
+		{"ref to an option the file set", []Layer{Defaults{}, file(Options{CUDA: []string{"13.0.0"}}), flags(Options{Capabilities: []string{"6.1"}})}, "--capabilities: capability 6.1 (Pascal) is not supported by CUDA 13.0.0: supported from CUDA 10.0 to 12.9 (choose CUDA versions in that range with cuda_versions() in cudapkgs.star, or drop the capability)", "flags"},
 		{"pin of the flags", []Layer{Defaults{}, file(Options{Pins: []string{"cudnn@12.4=8.9"}}), flags(Options{Pins: []string{"cudnn=7.6"}})}, `--pin: "cudnn=7.6": no cudnn release 7.6`, "flags"},
 		{"nobody set it", []Layer{Defaults{}, file(Options{}), flags(Options{Capabilities: []string{"10.0"}, CUDA: []string{"11.8"}})}, "--capabilities: capability 10.0 (Blackwell) is not supported by CUDA 11.8", "flags"},
 		{"no namer", []Layer{opts(Options{Targets: []string{"linux-riscv64"}})}, `option targets: unknown platform "linux-riscv64"`, "flags"},
+		{"no namer, a ref", []Layer{opts(Options{LocalComponents: []string{"cuda_nvcc"}})}, `option local_components: cuda_nvcc: set without the root of an installed CUDA: expected option local_cuda as well`, "flags"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Evaluate(avail(), tc.layers...)
@@ -225,5 +241,54 @@ func TestErrorsNameTheOptionAsWritten(t *testing.T) {
 				t.Errorf("error = %v (layer %q), want %q from layer %q", err, oe.Layer, tc.want, tc.layer)
 			}
 		})
+	}
+}
+
+// Every row of Table is typed: exactly one field accessor, a name, flag,
+// builtin, doc and example of its own; and the rows together cover every
+// field of Options, so an option cannot be added without its row.
+func TestTableRows(t *testing.T) {
+	var o Options
+	seen := map[string]bool{}
+	for _, opt := range Table() {
+		n := 0
+		if opt.List != nil {
+			n++
+			*opt.List(&o) = []string{"x"}
+		}
+		if opt.Bool != nil {
+			n++
+			b := true
+			*opt.Bool(&o) = &b
+		}
+		if opt.String != nil {
+			n++
+			s := "x"
+			*opt.String(&o) = &s
+		}
+		if n != 1 {
+			t.Errorf("option %s: %d field accessors, want 1", opt.Name, n)
+		}
+		if !opt.IsSet(&o) {
+			t.Errorf("option %s: not set after its accessor set it", opt.Name)
+		}
+		for _, k := range []string{"name " + opt.Name, "flag " + opt.Flag} {
+			if seen[k] {
+				t.Errorf("%s twice", k)
+			}
+			seen[k] = true
+		}
+		if opt.Name == "" || opt.Flag == "" || opt.Builtin == "" || opt.Usage == "" || opt.Doc == "" || !strings.HasPrefix(opt.Example, opt.Builtin+"(") {
+			t.Errorf("option %q: a row needs its name, flag, builtin, usage, doc and an example calling its builtin: %+v", opt.Name, opt)
+		}
+	}
+	v := reflect.ValueOf(o)
+	for i := range v.NumField() {
+		if v.Field(i).IsNil() {
+			t.Errorf("Options.%s: no row of Table sets it", v.Type().Field(i).Name)
+		}
+	}
+	if _, ok := Lookup("no_such"); ok || (Option{}).IsSet(&o) {
+		t.Error("an unknown option is found, or a row without a field is set")
 	}
 }

@@ -131,5 +131,5 @@ type Install struct {
 type LocalError struct{ Format string }
 
 func (e *LocalError) Error() string {
-	return fmt.Sprintf("--local-cuda: not supported with --format %s yet (see docs/output-formats.md)", e.Format)
+	return fmt.Sprintf("not supported with the %s format yet (see docs/output-formats.md)", e.Format)
 }

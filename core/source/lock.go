@@ -231,8 +231,14 @@ type LockMismatchError struct {
 }
 
 func (e *LockMismatchError) Error() string {
-	return fmt.Sprintf("%s: sha256 %s (%d bytes) does not match %s, which pins %s to sha256 %s (%d bytes): refused (the manifest changed after it was locked; fetch it again, or accept the new bytes with `cudapkgs manifests fetch --update-lock`)",
-		e.File, e.Actual.SHA256, e.Actual.Size, e.LockFile, e.Key, e.Expected.SHA256, e.Expected.Size)
+	return e.Message("a fetch that updates the lock")
+}
+
+// Message is the error's text with the way to accept the new bytes said as
+// the caller's users take it ("`cudapkgs manifests fetch --update-lock`").
+func (e *LockMismatchError) Message(accept string) string {
+	return fmt.Sprintf("%s: sha256 %s (%d bytes) does not match %s, which pins %s to sha256 %s (%d bytes): refused (the manifest changed after it was locked; fetch it again, or accept the new bytes with %s)",
+		e.File, e.Actual.SHA256, e.Actual.Size, e.LockFile, e.Key, e.Expected.SHA256, e.Expected.Size, accept)
 }
 
 // Check is a manifest.LoadOptions.Check: a manifest the lock lists must have
@@ -255,8 +261,12 @@ type MergeError struct {
 	Theirs, Ours  LockEntry
 }
 
-func (e *MergeError) Error() string {
-	return fmt.Sprintf("%s: %s was locked by another run to sha256 %s while this one fetched sha256 %s: run again, or with --update-lock to replace it", e.LockFile, e.Key, e.Theirs.SHA256, e.Ours.SHA256)
+func (e *MergeError) Error() string { return e.Message("with an update of the lock") }
+
+// Message is the error's text with the way to replace the entry said as the
+// caller's users take it ("with --update-lock").
+func (e *MergeError) Message(replace string) string {
+	return fmt.Sprintf("%s: %s was locked by another run to sha256 %s while this one fetched sha256 %s: run again, or %s to replace it", e.LockFile, e.Key, e.Theirs.SHA256, e.Ours.SHA256, replace)
 }
 
 // Merge adds entries to the lock file at path under an exclusive file lock

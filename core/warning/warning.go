@@ -38,15 +38,19 @@ func (l *List) Add(msg string) bool {
 // so JSON shows an empty list rather than null).
 func (l *List) All() []string { return append([]string{}, l.items...) }
 
-// Strict is the error --strict turns warnings into.
+// Strict is the error a strict run turns warnings into.
 type Strict struct{ Warnings []string }
 
-func (e *Strict) Error() string {
+func (e *Strict) Error() string { return e.Message("strict") }
+
+// Message is the error's text, with the setting that made the run strict
+// named as its caller's users write it (--strict).
+func (e *Strict) Message(setting string) string {
 	s := "s"
 	if len(e.Warnings) == 1 {
 		s = ""
 	}
-	return fmt.Sprintf("--strict: %d warning%s, and --strict makes them errors:\n  %s", len(e.Warnings), s, strings.Join(e.Warnings, "\n  "))
+	return fmt.Sprintf("%s: %d warning%s, and %s makes them errors:\n  %s", setting, len(e.Warnings), s, setting, strings.Join(e.Warnings, "\n  "))
 }
 
 // Check returns a *Strict error when strict is set and the list is not empty.

@@ -28,7 +28,8 @@ func TestList(t *testing.T) {
 	}
 	err := l.Check(true)
 	var se *Strict
-	if !errors.As(err, &se) || len(se.Warnings) != 3 || !strings.Contains(err.Error(), "--strict: 3 warnings") {
+	if !errors.As(err, &se) || len(se.Warnings) != 3 || !strings.Contains(err.Error(), "strict: 3 warnings, and strict makes them errors") ||
+		!strings.HasPrefix(se.Message("--strict"), "--strict: 3 warnings, and --strict makes them errors:\n  ") {
 		t.Errorf("strict error = %v", err)
 	}
 }

@@ -87,7 +87,13 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("%s:%d: %s is already there, and it is not %s: change or remove it, or run again with --out and --name matching it; the file was not changed", e.File, e.Line, e.What, e.Want)
+	return e.Message("generate the repository with the path and name it gives")
+}
+
+// Message is the error's text with the other way out said as the caller's
+// users take it ("run again with --out and --name matching it").
+func (e *ConflictError) Message(retry string) string {
+	return fmt.Sprintf("%s:%d: %s is already there, and it is not %s: change or remove it, or %s; the file was not changed", e.File, e.Line, e.What, e.Want, retry)
 }
 
 // Plan reads the workspace at root and returns the edit that makes it use

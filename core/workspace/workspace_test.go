@@ -133,6 +133,11 @@ func TestEditModuleRefuses(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("err %v, want prefix %s", err, tc.want)
 			}
+			// The library names no flag: the command line says its own.
+			var ce *ConflictError
+			if strings.Contains(tc.want, "already there") && (!errors.As(err, &ce) || strings.Contains(err.Error(), "--") || !strings.Contains(ce.Message("run again"), ": change or remove it, or run again; the file was not changed")) {
+				t.Errorf("err %v: want a *ConflictError naming no flag", err)
+			}
 		})
 	}
 	_, _, err := EditModule("MODULE.bazel", []byte("x = (\n"), repo)
