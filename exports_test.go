@@ -2,9 +2,7 @@ package cudapkgs_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -99,29 +97,18 @@ func testOnlyExports(root, mod string) ([]string, error) {
 	}
 	pkgs := map[string]*pkgInfo{} // by import path
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		if strings.HasSuffix(p, "_test.go") || ast.IsGenerated(f) {
-			return nil
+	files, err := parseGoFiles(fset, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, gf := range files {
+		p, f := gf.path, gf.ast
+		if strings.HasSuffix(p, "_test.go") {
+			continue
 		}
 		rel, err := filepath.Rel(root, filepath.Dir(p))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ip := path.Join(mod, filepath.ToSlash(rel))
 		pi := pkgs[ip]
@@ -158,10 +145,6 @@ func testOnlyExports(root, mod string) ([]string, error) {
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	for _, pi := range pkgs {
 		for _, f := range pi.files {

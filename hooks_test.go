@@ -2,9 +2,7 @@ package cudapkgs_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -93,26 +91,12 @@ func packageVarAssignments(root string) ([]string, error) {
 	var files []*ast.File
 	var keys []pkgKey
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		if ast.IsGenerated(f) {
-			return nil
-		}
+	parsed, err := parseGoFiles(fset, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, gf := range parsed {
+		p, f := gf.path, gf.ast
 		k := pkgKey{filepath.Dir(p), strings.TrimSuffix(f.Name.Name, "_test")}
 		if vars[k] == nil {
 			vars[k] = map[string]bool{}
@@ -130,10 +114,6 @@ func packageVarAssignments(root string) ([]string, error) {
 		}
 		files = append(files, f)
 		keys = append(keys, k)
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	var found []string
 	for i, f := range files {
