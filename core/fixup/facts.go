@@ -77,6 +77,12 @@ func convertFact(f sdk.ProductFacts) (described, error) {
 	if q := strings.Trim(f.Path, "/"); q == "" || path.Clean(q) != q || q == ".." || strings.HasPrefix(q, "../") || strings.ContainsAny(q, "?#\\ ") {
 		return described{}, fmt.Errorf("path %q: expected a relative URL path such as compute/<product>/redist", f.Path)
 	}
+	if f.NoCUDA && (f.Toolkit || len(f.FlatCUDA) > 0) {
+		// Either the product's releases serve every CUDA version or the
+		// ranges say which: both at once leaves the sets guessing.
+		return described{}, fmt.Errorf("no CUDA: expected neither a toolkit nor flat CUDA ranges with it")
+	}
+	p.NoCUDA = f.NoCUDA
 	if len(f.FlatCUDA) > 0 {
 		var rs []flatRange
 		for _, fc := range f.FlatCUDA {

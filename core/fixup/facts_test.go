@@ -44,6 +44,11 @@ func TestCheckFacts(t *testing.T) {
 			f.FlatCUDA = []sdk.FlatCUDA{{From: "x", CUDA: []string{"12"}}}
 		})}, "flat CUDA range x..: from: "},
 		{"flat range no CUDA", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.FlatCUDA = []sdk.FlatCUDA{{From: "1"}} })}, "no CUDA versions"},
+		{"no CUDA", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.NoCUDA = true })}, ""},
+		{"no CUDA and flat ranges", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.NoCUDA, f.FlatCUDA = true, []sdk.FlatCUDA{{From: "1", CUDA: []string{"12"}}}
+		})}, "no CUDA: expected neither a toolkit nor flat CUDA ranges"},
+		{"no CUDA toolkit", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.NoCUDA, f.Toolkit = true, true })}, "no CUDA: expected neither a toolkit"},
 		{"strip prefix with a folder", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.StripPrefix = "a/{version}" })}, `strip prefix "a/{version}"`},
 		{"strip prefix unknown placeholder", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.StripPrefix = "{name}" })}, `strip prefix "{name}"`},
 		{"toolchain of no toolkit", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Toolchain = tc })}, "a toolchain is the toolkit product's only"},

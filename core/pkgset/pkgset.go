@@ -230,6 +230,9 @@ func (b *builder) serves(p Product, m *manifest.Manifest) bool {
 			}
 			continue
 		}
+		if p.NoCUDA {
+			return true
+		}
 		if p.FlatCUDA != nil {
 			for _, v := range p.FlatCUDA(m.Release) {
 				if b.cuda.HasPrefix(v) {
@@ -336,6 +339,9 @@ func servedCUDA(p Product, m *manifest.Manifest) string {
 				vs = append(vs, "CUDA "+v.String())
 			}
 		}
+	}
+	if len(vs) == 0 && p.NoCUDA {
+		return "every CUDA version (it needs no CUDA)"
 	}
 	if len(vs) == 0 && p.FlatCUDA != nil {
 		for _, v := range p.FlatCUDA(m.Release) {

@@ -322,3 +322,72 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("two builds differ:\n%s", diff)
 	}
 }
+
+// A product that needs no CUDA (NVPL's CPU libraries, linux-sbsa only, no
+// cuda_variant) is in every CUDA version's set, from the same archive, with
+// its release chosen as any other product's; a product whose unsplit
+// release is in no FlatCUDA range is in none.
+func TestNoCUDAProductInEverySet(t *testing.T) {
+	c := load(t)
+	nvpl := pkgset.Product{Name: "nvpl", Base: "https://developer.download.nvidia.com", Path: "compute/nvpl/redist", NoCUDA: true}
+	raw := rawManifest(t, "nvpl/redistrib_26.5.json")
+	blasSHA := raw["nvpl_blas"].(map[string]any)["linux-sbsa"].(map[string]any)["sha256"].(string)
+	cudas := []string{"11.8.0", "12.9.0", "13.0.0", "13.4.1"}
+	targets := []string{"linux-x86_64", "linux-sbsa"}
+	for _, tt := range []struct {
+		name   string
+		noCUDA bool
+	}{{"no CUDA", true}, {"unsplit, no range", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := nvpl
+			p.NoCUDA = tt.noCUDA
+			products := withProduct(builtintest.Products(t), p)
+			cfg, err := config.Evaluate(pkgset.Available(c, products), config.Defaults{},
+				config.Literal{From: "test", Options: layer{CUDA: cudas, Targets: targets}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets, err := pkgset.Build(context.Background(), cfg, c, products)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sets) != len(cudas) {
+				t.Fatalf("%d sets, want %d", len(sets), len(cudas))
+			}
+			for _, s := range sets {
+				blas := pkg(t, s, "nvpl_blas")
+				got := s.Releases["nvpl"].String()
+				if !tt.noCUDA {
+					if got != "" || !strings.Contains(s.NoRelease["nvpl"], "no known CUDA version") || len(blas.Platforms) != 0 {
+						t.Errorf("CUDA %s: release %q, no release %q, platforms %v: want none served", s.CUDA, got, s.NoRelease["nvpl"], blas.Platforms)
+					}
+					continue
+				}
+				if got != "26.5" {
+					t.Errorf("CUDA %s: nvpl release %q (%s), want 26.5", s.CUDA, got, s.NoRelease["nvpl"])
+				}
+				a, ok := blas.Platforms["linux-sbsa"]
+				if !ok || a.SHA256 != blasSHA || a.Variant != "" || a.Key != "linux-sbsa" {
+					t.Errorf("CUDA %s: nvpl_blas on linux-sbsa = %+v (%v), want NVIDIA's archive %s", s.CUDA, a, blas.Unavailable["linux-sbsa"], blasSHA)
+				}
+				if r := blas.Unavailable["linux-x86_64"]; len(r) != 1 || r[0] != "nvpl_blas 0.6.0 has no linux-x86_64 archive" {
+					t.Errorf("CUDA %s: nvpl_blas on linux-x86_64: reasons %q", s.CUDA, r)
+				}
+				if v := pkg(t, s, "nvpl_blas_26_5"); v.Platforms["linux-sbsa"].SHA256 != blasSHA {
+					t.Errorf("CUDA %s: nvpl_blas_26_5 = %+v", s.CUDA, v.Platforms)
+				}
+			}
+		})
+	}
+}
+
+// withProduct replaces the product of p's name in ps, or adds it.
+func withProduct(ps []pkgset.Product, p pkgset.Product) []pkgset.Product {
+	out := []pkgset.Product{}
+	for _, q := range ps {
+		if q.Name != p.Name {
+			out = append(out, q)
+		}
+	}
+	return append(out, p)
+}

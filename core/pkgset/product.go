@@ -45,6 +45,11 @@ type Product struct {
 	// release serves when its archives are not split by cuda_variant. Nil
 	// means such a release serves none, and the set says so.
 	FlatCUDA func(release version.Version) []version.Version
+	// NoCUDA marks a product that needs no CUDA at all (CPU libraries): a
+	// release whose archives are not split by cuda_variant serves every
+	// CUDA version, so each set has the same archives. FlatCUDA is then
+	// unused.
+	NoCUDA bool
 	// StripPrefix names the top folder of an archive. Nil: the archive's
 	// file name without its extension, as in NVIDIA's redist tree.
 	StripPrefix func(pkg *manifest.Package, a manifest.Archive) string

@@ -279,6 +279,10 @@ type ProductFacts struct {
 	// lists (Debian's layout), and which components tell its release.
 	LocalHints    []*LocalHint `protobuf:"bytes,9,rep,name=local_hints,json=localHints,proto3" json:"local_hints,omitempty"`
 	LocalIdentify []string     `protobuf:"bytes,10,rep,name=local_identify,json=localIdentify,proto3" json:"local_identify,omitempty"`
+	// no_cuda: the product needs no CUDA at all (CPU libraries such as NVPL):
+	// a release whose archives are not split by cuda_variant serves every
+	// CUDA version's set. Exclusive with flat_cuda and toolkit.
+	NoCuda        bool `protobuf:"varint,11,opt,name=no_cuda,json=noCuda,proto3" json:"no_cuda,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -381,6 +385,13 @@ func (x *ProductFacts) GetLocalIdentify() []string {
 		return x.LocalIdentify
 	}
 	return nil
+}
+
+func (x *ProductFacts) GetNoCuda() bool {
+	if x != nil {
+		return x.NoCuda
+	}
+	return false
 }
 
 // Releases from `from` (inclusive) below `below` (exclusive; empty: no
@@ -1687,7 +1698,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\bproducts\x18\x02 \x03(\tR\bproducts\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\x05R\x0fprotocolVersion\x124\n" +
 	"\arenames\x18\x04 \x03(\v2\x1a.cudapkgs.plugin.v1.RenameR\arenames\x126\n" +
-	"\x05facts\x18\x05 \x03(\v2 .cudapkgs.plugin.v1.ProductFactsR\x05facts\"\x88\x03\n" +
+	"\x05facts\x18\x05 \x03(\v2 .cudapkgs.plugin.v1.ProductFactsR\x05facts\"\xa1\x03\n" +
 	"\fProductFacts\x12\x18\n" +
 	"\aproduct\x18\x01 \x01(\tR\aproduct\x12\x18\n" +
 	"\atoolkit\x18\x02 \x01(\bR\atoolkit\x12\x1a\n" +
@@ -1700,7 +1711,8 @@ const file_plugin_proto_rawDesc = "" +
 	"\vlocal_hints\x18\t \x03(\v2\x1d.cudapkgs.plugin.v1.LocalHintR\n" +
 	"localHints\x12%\n" +
 	"\x0elocal_identify\x18\n" +
-	" \x03(\tR\rlocalIdentify\"H\n" +
+	" \x03(\tR\rlocalIdentify\x12\x17\n" +
+	"\ano_cuda\x18\v \x01(\bR\x06noCuda\"H\n" +
 	"\bFlatCUDA\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x14\n" +
 	"\x05below\x18\x02 \x01(\tR\x05below\x12\x12\n" +

@@ -169,7 +169,7 @@ func descriptionToPB(d Description) *pb.DescribeResponse {
 	}
 	for _, f := range d.Facts {
 		pf := &pb.ProductFacts{Product: f.Product, Toolkit: f.Toolkit, Unlisted: f.Unlisted, Base: f.Base, Path: f.Path,
-			StripPrefix: f.StripPrefix, LocalIdentify: f.LocalIdentify}
+			StripPrefix: f.StripPrefix, LocalIdentify: f.LocalIdentify, NoCuda: f.NoCUDA}
 		for _, fc := range f.FlatCUDA {
 			pf.FlatCuda = append(pf.FlatCuda, &pb.FlatCUDA{From: fc.From, Below: fc.Below, Cuda: fc.CUDA})
 		}
@@ -198,7 +198,7 @@ func descriptionFromPB(d *pb.DescribeResponse) Description {
 	}
 	for _, pf := range d.GetFacts() {
 		f := ProductFacts{Product: pf.GetProduct(), Toolkit: pf.GetToolkit(), Unlisted: pf.GetUnlisted(), Base: pf.GetBase(),
-			Path: pf.GetPath(), StripPrefix: pf.GetStripPrefix(), LocalIdentify: pf.GetLocalIdentify()}
+			Path: pf.GetPath(), StripPrefix: pf.GetStripPrefix(), LocalIdentify: pf.GetLocalIdentify(), NoCUDA: pf.GetNoCuda()}
 		for _, fc := range pf.GetFlatCuda() {
 			f.FlatCUDA = append(f.FlatCUDA, FlatCUDA{From: fc.GetFrom(), Below: fc.GetBelow(), CUDA: fc.GetCuda()})
 		}

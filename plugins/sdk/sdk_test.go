@@ -13,8 +13,11 @@ import (
 type echo struct{}
 
 func (echo) Describe() sdk.Description {
-	return sdk.Description{Name: "echo", Products: []string{"demo"}}
+	return sdk.Description{Name: "echo", Products: []string{"demo"}, Facts: echoFacts}
 }
+
+// echoFacts cross the wire in Describe and must come back as they were.
+var echoFacts = []sdk.ProductFacts{{Product: "demo", Base: sdk.NVIDIABase, Path: "compute/demo/redist", NoCUDA: true}}
 
 // Fixup answers every package with one header folder, a dependency and an
 // unusable platform, echoing what it received so the test sees the batch
@@ -54,6 +57,9 @@ func TestRoundTripOverGRPC(t *testing.T) {
 	}
 	if d.Name != "echo" || d.ProtocolVersion != sdk.ProtocolVersion || d.Products[0] != "demo" {
 		t.Errorf("Describe = %+v", d)
+	}
+	if diff := cmp.Diff(echoFacts, d.Facts); diff != "" {
+		t.Errorf("facts changed on the wire (-sent +received):\n%s", diff)
 	}
 	b := &sdk.Batch{CUDA: "12.4.1", Product: "demo",
 		Config: sdk.Config{Targets: []string{"linux-x86_64", "linux-sbsa"}, Capabilities: map[string][]string{"linux-x86_64": {"8.0"}},

@@ -68,6 +68,12 @@ type ProductFacts struct {
 	// FlatCUDA says which CUDA versions a release serves when its archives
 	// are not split by cuda_variant. A release in no range serves none.
 	FlatCUDA []FlatCUDA
+	// NoCUDA says the product needs no CUDA at all (NVPL's CPU libraries):
+	// a release whose archives are not split by cuda_variant serves every
+	// CUDA version, so the same archives are in every CUDA version's set,
+	// including versions newer than any table. Exclusive with FlatCUDA and
+	// Toolkit.
+	NoCUDA bool
 	// StripPrefix is the top folder of an archive when it is not the
 	// archive's file name without its extension; "{version}" stands for the
 	// package's version ("TensorRT-{version}").
