@@ -278,9 +278,9 @@ func TestFetchedByDefault(t *testing.T) {
 		urls map[string]string
 		want string
 	}{
-		{nil, "cuda,cudnn,cudss,cusparselt,cutensor"},
-		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,tensorrt"},
-		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,aa,zz"},
+		{nil, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff"},
+		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff,tensorrt"},
+		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff,aa,zz"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(fetchedByDefault(builtintest.Products(t), source.Sources{ProductURLs: tt.urls}), ",")

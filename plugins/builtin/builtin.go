@@ -11,6 +11,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/cudss"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
+	"github.com/cudapkgs/cudapkgs/plugins/nvtiff"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 	"github.com/cudapkgs/cudapkgs/plugins/tensorrt"
@@ -25,6 +26,7 @@ func Plugins() map[string]func() sdk.Fixer {
 		"cusparselt": cusparselt.New,
 		"cudss":      cudss.New,
 		"tensorrt":   tensorrt.New,
+		"nvtiff":     nvtiff.New,
 	}
 }
 

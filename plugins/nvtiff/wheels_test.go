@@ -1,0 +1,16 @@
+package nvtiff
+
+import (
+	"testing"
+
+	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
+	"github.com/cudapkgs/cudapkgs/plugins/internal/wheelfiles"
+	"github.com/cudapkgs/cudapkgs/plugins/redist"
+)
+
+var fx = fixuptest.New(redist.New(), New())
+
+// TestWheels checks the plugin against the file lists of NVIDIA's nvTIFF
+// wheels of the same release: the header folder and libnvtiff.so.0 must be
+// in the wheel, and every shared library of the wheel must be named.
+func TestWheels(t *testing.T) { wheelfiles.Check(t, fx, New(), Product) }
