@@ -103,12 +103,19 @@ func (c *Cache) Batch(t testing.TB, cuda string) *sdk.Batch {
 }
 
 // Fix runs a fixer on a batch in process, checks that it answered every
-// package once, and returns the answers by package name.
+// package once, and returns the answers by package name, with what the host
+// adds for the platforms the plugin declares no support for
+// (fixup.NotSupported).
 func Fix(t testing.TB, f sdk.Fixer, b *sdk.Batch) map[string]sdk.PackageResult {
 	t.Helper()
 	res, err := f.Fixup(context.Background(), b)
 	if err != nil {
 		t.Fatalf("Fixup(CUDA %s): %v", b.CUDA, err)
+	}
+	for _, pf := range f.Describe().Facts {
+		if pf.Product == b.Product && len(pf.Platforms) > 0 {
+			fixup.NotSupported(pf.Platforms, b, res)
+		}
 	}
 	if len(res.Packages) != len(b.Packages) {
 		t.Fatalf("Fixup(CUDA %s) answered %d packages for %d", b.CUDA, len(res.Packages), len(b.Packages))
