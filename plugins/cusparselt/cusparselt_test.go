@@ -61,7 +61,7 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for k, v := range top {
-			if strings.HasPrefix(string(v), "{") && !knownPackage(k) {
+			if strings.HasPrefix(string(v), "{") && !Declaration().Knows(k) {
 				t.Errorf("%s: package %s is not known to the cusparselt plugin", filepath.Base(f), k)
 			}
 		}
@@ -257,16 +257,6 @@ func TestOverGRPC(t *testing.T) {
 	if d := cmp.Diff(want, got, cmp.FilterValues(func(x, y []string) bool { return len(x) == 0 && len(y) == 0 }, cmp.Ignore())); d != "" {
 		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
 	}
-}
-
-// knownPackage reports whether the declaration describes a manifest package.
-func knownPackage(manifest string) bool {
-	for _, p := range Declaration().Packages {
-		if p.Manifest == manifest {
-			return true
-		}
-	}
-	return false
 }
 
 // reasonWindows is the host's reason for a Windows archive, which

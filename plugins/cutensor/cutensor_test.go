@@ -15,7 +15,6 @@ import (
 
 	corefixup "github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
@@ -73,7 +72,7 @@ func readManifest(t *testing.T, file string) map[string]string {
 func TestEveryManifestPackageKnown(t *testing.T) {
 	for _, f := range manifestFiles(t) {
 		for name := range readManifest(t, f) {
-			if !known(name) {
+			if !Declaration().Knows(name) {
 				t.Errorf("%s: package %s is not known to the cutensor plugin", filepath.Base(f), name)
 			}
 		}
@@ -97,12 +96,12 @@ func TestFlatFoldersMatchFacts(t *testing.T) {
 		t.Fatal("Describe gives no cutensor FlatCUDA")
 	}
 	for _, f := range manifestFiles(t) {
-		rel := version.MustParse(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
+		rel := sdk.MustVersion(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
 		var facts []string
 		for _, v := range flat(rel) {
 			facts = append(facts, v.String())
 		}
-		if d := cmp.Diff(facts, flatSubdirs(version.MustParse(rel.String()))); d != "" {
+		if d := cmp.Diff(facts, flatSubdirs(sdk.MustVersion(rel.String()))); d != "" {
 			t.Errorf("cuTENSOR %s: lib/<cuda> folders (-facts +plugin):\n%s", rel, d)
 		}
 	}
@@ -276,7 +275,7 @@ func TestFeatures(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for pkgName, plats := range feat {
-			if !known(pkgName) {
+			if !Declaration().Knows(pkgName) {
 				t.Errorf("%s: package %s unknown", filepath.Base(f), pkgName)
 				continue
 			}
@@ -400,3 +399,7 @@ func TestOverGRPC(t *testing.T) {
 		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
 	}
 }
+
+// reasonWindows is the host's reason for a Windows archive, which
+// fixuptest.Fix adds as the host does (Platforms leaves Windows out).
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"

@@ -210,6 +210,11 @@ func (s Set) HasRelease(manifest string, prefix Version) bool {
 // order.
 func (s Set) Packages(manifest string) []SetPackage { return s.byManifest[manifest] }
 
+// Knows reports whether the declaration lists a manifest package.
+func (p Product) Knows(manifest string) bool {
+	return slices.ContainsFunc(p.Packages, func(s PackageSpec) bool { return s.Manifest == manifest })
+}
+
 // Check reports the first mistake of a declaration: a missing name, a
 // package declared twice, a bound or floor that is not a version, a file
 // without a path or kind, a shared library with no SONAME major.

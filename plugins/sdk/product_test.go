@@ -158,6 +158,12 @@ func TestDeclaredNoCUDA(t *testing.T) {
 	}
 }
 
+func TestKnows(t *testing.T) {
+	if p := example(); !p.Knows("libthing") || p.Knows("libnew") {
+		t.Error("Knows")
+	}
+}
+
 func TestDeclaredBadRelease(t *testing.T) {
 	b := exampleBatch("x")
 	if _, err := example().Fixer().Fixup(context.Background(), b); err == nil || !strings.Contains(err.Error(), "package libthing") {
