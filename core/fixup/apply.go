@@ -108,7 +108,8 @@ func notSupportedReason(product, plat string) string {
 // platform the product's plugin declares no support for cannot be used: its
 // files are dropped and the reason comes first, before the plugin's own
 // (a capability floor, say). described nil: the plugin declares no
-// platforms and answers for every one itself.
+// platforms and answers for every one itself. A batch's archives are the
+// targets', so every answer stays on a target.
 func NotSupported(described []string, b *sdk.Batch, r *sdk.Result) {
 	if described == nil {
 		return
@@ -123,7 +124,7 @@ func NotSupported(described []string, b *sdk.Batch, r *sdk.Result) {
 	for i := range r.Packages {
 		p := &r.Packages[i]
 		for plat := range archives[p.Name] {
-			if slices.Contains(described, plat) || !slices.Contains(b.Config.Targets, plat) {
+			if slices.Contains(described, plat) {
 				continue
 			}
 			reason := notSupportedReason(b.Product, plat)

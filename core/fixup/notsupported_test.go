@@ -11,12 +11,12 @@ import (
 // TestNotSupported: the host, not each plugin, says why an archive for a
 // platform the product's plugin does not describe cannot be used: in the
 // redist plugin's words for Windows, first, before the plugin's own reasons,
-// with no files; nothing for a plugin that declares no platforms, for a
-// platform that is not a target, or where the plugin said it already.
+// with no files; nothing for a plugin that declares no platforms, or where
+// the plugin said it already.
 func TestNotSupported(t *testing.T) {
 	lib := []sdk.File{{Path: "include", Kind: sdk.Headers, Role: sdk.Target}}
 	batch := &sdk.Batch{CUDA: "12.4.0", Product: "acme", Config: sdk.Config{Targets: []string{"linux-x86_64", "linux-ppc64le", "windows-x86_64"}},
-		Packages: []sdk.Package{{Name: "libacme", Archives: []sdk.Archive{{Platform: "linux-x86_64"}, {Platform: "linux-ppc64le"}, {Platform: "windows-x86_64"}, {Platform: "windows-arm64"}}}}}
+		Packages: []sdk.Package{{Name: "libacme", Archives: []sdk.Archive{{Platform: "linux-x86_64"}, {Platform: "linux-ppc64le"}, {Platform: "windows-x86_64"}}}}}
 	answer := func() *sdk.Result {
 		return &sdk.Result{Packages: []sdk.PackageResult{{Name: "libacme", Platforms: map[string]sdk.PlatformResult{
 			"linux-x86_64":   {Files: lib},

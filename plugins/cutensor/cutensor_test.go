@@ -357,7 +357,7 @@ func TestUnusable(t *testing.T) {
 	}
 
 	// A flat archive without the CUDA major's folder.
-	flat := &sdk.Batch{Product: "cutensor", CUDA: "12.4.1", Packages: []sdk.Package{{Name: "libcutensor_1_6", Manifest: pkgLib,
+	flat := &sdk.Batch{Product: "cutensor", CUDA: "12.4.1", Packages: []sdk.Package{{Name: "libcutensor_1_6", Manifest: "libcutensor",
 		Release: "1.6.2", Version: "1.6.2.3", Archives: []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64"}}}}}
 	pr = fixup(t, flat)["libcutensor_1_6"].Platforms["linux-x86_64"]
 	want = "cuTENSOR 1.6.2's archive has lib/10.2, lib/11 and no lib/12 for CUDA 12.4.1"
@@ -372,7 +372,7 @@ func TestUnknownAndBadInput(t *testing.T) {
 	if pr := fixup(t, b)["libcutensormp"].Platforms["linux-x86_64"]; !pr.Generic || len(pr.Unusable) != 0 || len(pr.Files) != 0 {
 		t.Errorf("unknown package: %+v, want generic", pr)
 	}
-	b3 := &sdk.Batch{Product: "cutensor", CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcutensor", Manifest: pkgLib,
+	b3 := &sdk.Batch{Product: "cutensor", CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcutensor", Manifest: "libcutensor",
 		Release: "3.0.0", Version: "3.0.0.1", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda13"}}}}}
 	if u := fixup(t, b3)["libcutensor"].Platforms["linux-x86_64"].Unusable; len(u) != 1 || !strings.Contains(u[0], "not cuTENSOR 3.0.0") {
 		t.Errorf("cuTENSOR 3: %q", u)
@@ -380,7 +380,7 @@ func TestUnknownAndBadInput(t *testing.T) {
 	for _, bad := range []*sdk.Batch{
 		{Product: "cutensor", CUDA: "twelve"},
 		{Product: "cudnn", CUDA: "12.8.1"},
-		{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensor", Manifest: pkgLib, Release: "2.x"}}},
+		{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensor", Manifest: "libcutensor", Release: "2.x"}}},
 	} {
 		if _, err := New().Fixup(context.Background(), bad); err == nil {
 			t.Errorf("%+v: no error", bad)
