@@ -13,8 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	corefixup "github.com/cudapkgs/cudapkgs/core/fixup"
-	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
@@ -80,28 +78,21 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 }
 
 // TestFlatFoldersMatchFacts keeps this plugin's table of lib/<cuda> folders
-// equal to the ranges its Describe gives the package-set stage, as the core
-// reads them.
+// equal to the ranges its Describe gives the package-set stage.
 func TestFlatFoldersMatchFacts(t *testing.T) {
-	ps, err := corefixup.ProductsOf(redist.New().Describe(), New().Describe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(ps.List, func(p pkgset.Product) bool { return p.Name == "cutensor" })
-	if i < 0 {
-		t.Fatal("Describe gives no cutensor product")
-	}
-	flat := ps.List[i].FlatCUDA
-	if flat == nil {
-		t.Fatal("Describe gives no cutensor FlatCUDA")
+	facts := New().Describe().Facts
+	if len(facts) != 1 || len(facts[0].FlatCUDA) == 0 {
+		t.Fatalf("Describe gives no cutensor FlatCUDA: %+v", facts)
 	}
 	for _, f := range manifestFiles(t) {
 		rel := sdk.MustVersion(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
-		var facts []string
-		for _, v := range flat(rel) {
-			facts = append(facts, v.String())
+		var served []string
+		for _, fc := range facts[0].FlatCUDA {
+			if !rel.Less(sdk.MustVersion(fc.From)) && (fc.Below == "" || rel.Less(sdk.MustVersion(fc.Below))) {
+				served = append(served, fc.CUDA...)
+			}
 		}
-		if d := cmp.Diff(facts, flatSubdirs(sdk.MustVersion(rel.String()))); d != "" {
+		if d := cmp.Diff(served, flatSubdirs(rel)); d != "" {
 			t.Errorf("cuTENSOR %s: lib/<cuda> folders (-facts +plugin):\n%s", rel, d)
 		}
 	}
