@@ -63,6 +63,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, in []*pkgset.Set) 
 			if err := validate(j.r.desc.Name, j.batch, res, rs); err != nil {
 				return err
 			}
+			NotSupported(j.r.platformsOf(j.batch.Product), j.batch, res)
 			results[i] = res
 			return nil
 		})
@@ -87,6 +88,57 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, in []*pkgset.Set) 
 		}
 	}
 	return sets, nil
+}
+
+// reasonWindows is what every product says of its Windows archives, in the
+// words the redist plugin has always used, so that generated trees stay as
+// they were when each plugin said it.
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
+
+// notSupportedReason is the reason an archive for a platform its product's
+// plugin does not describe cannot be used.
+func notSupportedReason(product, plat string) string {
+	if strings.HasPrefix(plat, "windows-") {
+		return reasonWindows
+	}
+	return fmt.Sprintf("cudapkgs does not describe %s's %s archives: the plugin for %s declares no support for %s", product, plat, product, plat)
+}
+
+// NotSupported says, once for every product, that an archive for a
+// platform the product's plugin declares no support for cannot be used: its
+// files are dropped and the reason comes first, before the plugin's own
+// (a capability floor, say). described nil: the plugin declares no
+// platforms and answers for every one itself. A batch's archives are the
+// targets', so every answer stays on a target.
+func NotSupported(described []string, b *sdk.Batch, r *sdk.Result) {
+	if described == nil {
+		return
+	}
+	archives := map[string]map[string]bool{}
+	for _, p := range b.Packages {
+		archives[p.Name] = map[string]bool{}
+		for _, a := range p.Archives {
+			archives[p.Name][a.Platform] = true
+		}
+	}
+	for i := range r.Packages {
+		p := &r.Packages[i]
+		for plat := range archives[p.Name] {
+			if slices.Contains(described, plat) {
+				continue
+			}
+			reason := notSupportedReason(b.Product, plat)
+			pr := p.Platforms[plat]
+			if p.Platforms == nil {
+				p.Platforms = map[string]sdk.PlatformResult{}
+			}
+			unusable := pr.Unusable
+			if !slices.Contains(unusable, reason) {
+				unusable = append([]string{reason}, unusable...)
+			}
+			p.Platforms[plat] = sdk.PlatformResult{Unusable: unusable}
+		}
+	}
 }
 
 // renames are those of the plugins that fix a product (a built-in replaced

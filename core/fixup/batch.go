@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/cudapkgs/cudapkgs/core/config"
+	"github.com/cudapkgs/cudapkgs/core/gpu"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
@@ -49,6 +50,14 @@ func sdkConfig(cfg *config.Config, s *pkgset.Set) sdk.Config {
 	for _, t := range cfg.Targets() {
 		c.Targets = append(c.Targets, t.Name())
 		c.Capabilities[t.Name()] = cfg.CapabilityNames(s.CUDA, t)
+		for _, name := range c.Capabilities[t.Name()] {
+			if g, err := gpu.Lookup(name); err == nil {
+				if c.Architectures == nil {
+					c.Architectures = map[string]string{}
+				}
+				c.Architectures[name] = g.Arch
+			}
+		}
 		if cfg.CapabilitiesDefaulted(t) {
 			c.DefaultCapabilityTargets = append(c.DefaultCapabilityTargets, t.Name())
 		}

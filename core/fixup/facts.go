@@ -9,6 +9,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/localcuda"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/platform"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -44,6 +45,9 @@ type Products struct {
 type described struct {
 	product pkgset.Product
 	toolkit Toolkit // the toolkit product's only
+	// platforms the plugin describes the product on; nil: all (see
+	// notSupported).
+	platforms []string
 }
 
 // convertFacts checks what a plugin says about its products and converts
@@ -103,6 +107,13 @@ func convertFact(f sdk.ProductFacts) (described, error) {
 		}
 	}
 	out := described{product: p}
+	for _, name := range f.Platforms {
+		pl, err := platform.Parse(name)
+		if err != nil || pl.Name() != name {
+			return described{}, fmt.Errorf("platform %q: expected one of %s", name, strings.Join(platform.Names(), ", "))
+		}
+		out.platforms = append(out.platforms, name)
+	}
 	if f.Toolchain != nil && !f.Toolkit {
 		return described{}, fmt.Errorf("a toolchain is the toolkit product's only")
 	}

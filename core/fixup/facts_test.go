@@ -29,6 +29,8 @@ func TestCheckFacts(t *testing.T) {
 			f.Toolkit, f.Toolchain = true, tc
 			f.LocalHints = []sdk.LocalHint{{Component: "acme_cc", Rel: "bin/cc", Kind: "text", Key: ", V"}}
 		})}, ""},
+		{"platforms", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Platforms = []string{"linux-x86_64", "linux-jetson"} })}, ""},
+		{"an unknown platform", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Platforms = []string{"linux-aarch64"} })}, `platform "linux-aarch64": expected one of`},
 		{"another product's", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Product = "other" })}, `facts of product "other": not among its products (acme)`},
 		{"twice", []sdk.ProductFacts{ok, ok}, "given twice"},
 		{"no base", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Base = "" })}, `base "": expected an https://, http:// or file:// URL`},

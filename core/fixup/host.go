@@ -579,3 +579,14 @@ func (t *tail) Lines() []string {
 	}
 	return out
 }
+
+// platformsOf are the platforms r's plugin describes product on; nil when
+// it declares none.
+func (r *running) platformsOf(product string) []string {
+	for _, d := range r.products {
+		if d.product.Name == product {
+			return d.platforms
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package fixuptest
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -10,8 +11,10 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/internal/golden"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
 
 // Env builds sets and batches with the products some plugins describe. A
@@ -103,12 +106,19 @@ func (c *Cache) Batch(t testing.TB, cuda string) *sdk.Batch {
 }
 
 // Fix runs a fixer on a batch in process, checks that it answered every
-// package once, and returns the answers by package name.
+// package once, and returns the answers by package name, with what the host
+// adds for the platforms the plugin declares no support for
+// (fixup.NotSupported).
 func Fix(t testing.TB, f sdk.Fixer, b *sdk.Batch) map[string]sdk.PackageResult {
 	t.Helper()
 	res, err := f.Fixup(context.Background(), b)
 	if err != nil {
 		t.Fatalf("Fixup(CUDA %s): %v", b.CUDA, err)
+	}
+	for _, pf := range f.Describe().Facts {
+		if pf.Product == b.Product && len(pf.Platforms) > 0 {
+			fixup.NotSupported(pf.Platforms, b, res)
+		}
 	}
 	if len(res.Packages) != len(b.Packages) {
 		t.Fatalf("Fixup(CUDA %s) answered %d packages for %d", b.CUDA, len(res.Packages), len(b.Packages))
@@ -118,4 +128,29 @@ func Fix(t testing.TB, f sdk.Fixer, b *sdk.Batch) map[string]sdk.PackageResult {
 		out[r.Name] = r
 	}
 	return out
+}
+
+// Golden is a plugin's golden test: the batches of product for each case
+// ("12.9.0", or "12.4.1:5.0,6.1" for those capabilities on every target),
+// kept in testdata as fixtures, and the plugin's answers to them, held by
+// sdktest.Golden. The test reads only testdata, so it runs without
+// ../shared; -update rebuilds the fixtures from ../shared's manifests and
+// rewrites the answers.
+func (e Env) Golden(t *testing.T, f sdk.Fixer, product string, cases ...string) {
+	t.Helper()
+	if golden.Update() {
+		batches := map[string]*sdk.Batch{}
+		for _, c := range cases {
+			cuda, caps, _ := strings.Cut(c, ":")
+			name := "cuda-" + cuda
+			var capList []string
+			if caps != "" {
+				capList = strings.Split(caps, ",")
+				name += "-capabilities-" + strings.Join(capList, "-")
+			}
+			batches[name] = e.Batch(t, product, cuda, nil, capList...)
+		}
+		sdktest.WriteFixtures(t, "testdata", batches)
+	}
+	sdktest.Golden(t, f, "testdata", golden.Update())
 }

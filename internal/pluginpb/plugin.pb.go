@@ -282,7 +282,13 @@ type ProductFacts struct {
 	// no_cuda: the product needs no CUDA at all (CPU libraries such as NVPL):
 	// a release whose archives are not split by cuda_variant serves every
 	// CUDA version's set. Exclusive with flat_cuda and toolkit.
-	NoCuda        bool `protobuf:"varint,11,opt,name=no_cuda,json=noCuda,proto3" json:"no_cuda,omitempty"`
+	NoCuda bool `protobuf:"varint,11,opt,name=no_cuda,json=noCuda,proto3" json:"no_cuda,omitempty"`
+	// The target platforms the plugin describes the product on (NVIDIA's
+	// platforms it serves). An archive for another platform is unusable, and
+	// the host says so, once for every product. Empty: the plugin answers for
+	// every platform itself, as before the field. Added compatibly; numbered
+	// apart from the fields above so that other additions do not collide.
+	Platforms     []string `protobuf:"bytes,20,rep,name=platforms,proto3" json:"platforms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -392,6 +398,13 @@ func (x *ProductFacts) GetNoCuda() bool {
 		return x.NoCuda
 	}
 	return false
+}
+
+func (x *ProductFacts) GetPlatforms() []string {
+	if x != nil {
+		return x.Platforms
+	}
+	return nil
 }
 
 // Releases from `from` (inclusive) below `below` (exclusive; empty: no
@@ -727,8 +740,13 @@ type Config struct {
 	// every one of which counts; a host that predates the field lists none,
 	// which keeps its strict judgement. Added compatibly.
 	DefaultCapabilityTargets []string `protobuf:"bytes,6,rep,name=default_capability_targets,json=defaultCapabilityTargets,proto3" json:"default_capability_targets,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	// The GPU architecture of each capability named in capabilities ("8.0":
+	// "Ampere"), from the host's GPU table, so that a plugin's messages name
+	// it without a table of its own. A capability the host does not know is
+	// not listed. Added compatibly.
+	Architectures map[string]string `protobuf:"bytes,7,rep,name=architectures,proto3" json:"architectures,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Config) Reset() {
@@ -799,6 +817,13 @@ func (x *Config) GetCapabilities() map[string]*StringList {
 func (x *Config) GetDefaultCapabilityTargets() []string {
 	if x != nil {
 		return x.DefaultCapabilityTargets
+	}
+	return nil
+}
+
+func (x *Config) GetArchitectures() map[string]string {
+	if x != nil {
+		return x.Architectures
 	}
 	return nil
 }
@@ -1698,7 +1723,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\bproducts\x18\x02 \x03(\tR\bproducts\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\x05R\x0fprotocolVersion\x124\n" +
 	"\arenames\x18\x04 \x03(\v2\x1a.cudapkgs.plugin.v1.RenameR\arenames\x126\n" +
-	"\x05facts\x18\x05 \x03(\v2 .cudapkgs.plugin.v1.ProductFactsR\x05facts\"\xa1\x03\n" +
+	"\x05facts\x18\x05 \x03(\v2 .cudapkgs.plugin.v1.ProductFactsR\x05facts\"\xbf\x03\n" +
 	"\fProductFacts\x12\x18\n" +
 	"\aproduct\x18\x01 \x01(\tR\aproduct\x12\x18\n" +
 	"\atoolkit\x18\x02 \x01(\bR\atoolkit\x12\x1a\n" +
@@ -1712,7 +1737,8 @@ const file_plugin_proto_rawDesc = "" +
 	"localHints\x12%\n" +
 	"\x0elocal_identify\x18\n" +
 	" \x03(\tR\rlocalIdentify\x12\x17\n" +
-	"\ano_cuda\x18\v \x01(\bR\x06noCuda\"H\n" +
+	"\ano_cuda\x18\v \x01(\bR\x06noCuda\x12\x1c\n" +
+	"\tplatforms\x18\x14 \x03(\tR\tplatforms\"H\n" +
 	"\bFlatCUDA\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x14\n" +
 	"\x05below\x18\x02 \x01(\tR\x05below\x12\x12\n" +
@@ -1733,17 +1759,21 @@ const file_plugin_proto_rawDesc = "" +
 	"\x06Rename\x12\x18\n" +
 	"\apackage\x18\x01 \x01(\tR\apackage\x12\x1a\n" +
 	"\breplaces\x18\x02 \x01(\tR\breplaces\x12\x14\n" +
-	"\x05since\x18\x03 \x01(\tR\x05since\"\xf3\x02\n" +
+	"\x05since\x18\x03 \x01(\tR\x05since\"\x8a\x04\n" +
 	"\x06Config\x12#\n" +
 	"\rcuda_versions\x18\x01 \x03(\tR\fcudaVersions\x12%\n" +
 	"\x0eforward_compat\x18\x02 \x01(\bR\rforwardCompat\x12\x12\n" +
 	"\x04exec\x18\x03 \x01(\tR\x04exec\x12\x18\n" +
 	"\atargets\x18\x04 \x03(\tR\atargets\x12P\n" +
 	"\fcapabilities\x18\x05 \x03(\v2,.cudapkgs.plugin.v1.Config.CapabilitiesEntryR\fcapabilities\x12<\n" +
-	"\x1adefault_capability_targets\x18\x06 \x03(\tR\x18defaultCapabilityTargets\x1a_\n" +
+	"\x1adefault_capability_targets\x18\x06 \x03(\tR\x18defaultCapabilityTargets\x12S\n" +
+	"\rarchitectures\x18\a \x03(\v2-.cudapkgs.plugin.v1.Config.ArchitecturesEntryR\rarchitectures\x1a_\n" +
 	"\x11CapabilitiesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x124\n" +
-	"\x05value\x18\x02 \x01(\v2\x1e.cudapkgs.plugin.v1.StringListR\x05value:\x028\x01\"$\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.cudapkgs.plugin.v1.StringListR\x05value:\x028\x01\x1a@\n" +
+	"\x12ArchitecturesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"$\n" +
 	"\n" +
 	"StringList\x12\x16\n" +
 	"\x06values\x18\x01 \x03(\tR\x06values\"\x8a\x01\n" +
@@ -1846,7 +1876,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_plugin_proto_goTypes = []any{
 	(Kind)(0),                // 0: cudapkgs.plugin.v1.Kind
 	(Role)(0),                // 1: cudapkgs.plugin.v1.Role
@@ -1872,8 +1902,9 @@ var file_plugin_proto_goTypes = []any{
 	(*Edit)(nil),             // 21: cudapkgs.plugin.v1.Edit
 	(*FixupResponse)(nil),    // 22: cudapkgs.plugin.v1.FixupResponse
 	nil,                      // 23: cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	nil,                      // 24: cudapkgs.plugin.v1.Package.UnavailableEntry
-	nil,                      // 25: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	nil,                      // 24: cudapkgs.plugin.v1.Config.ArchitecturesEntry
+	nil,                      // 25: cudapkgs.plugin.v1.Package.UnavailableEntry
+	nil,                      // 26: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	9,  // 0: cudapkgs.plugin.v1.DescribeResponse.renames:type_name -> cudapkgs.plugin.v1.Rename
@@ -1884,31 +1915,32 @@ var file_plugin_proto_depIdxs = []int32{
 	7,  // 5: cudapkgs.plugin.v1.Toolchain.headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
 	7,  // 6: cudapkgs.plugin.v1.Toolchain.clang_headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
 	23, // 7: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	13, // 8: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
-	24, // 9: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
-	10, // 10: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
-	14, // 11: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
-	12, // 12: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
-	0,  // 13: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
-	1,  // 14: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
-	16, // 15: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
-	17, // 16: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
-	25, // 17: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
-	20, // 18: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
-	21, // 19: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
-	19, // 20: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
-	11, // 21: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	11, // 22: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	18, // 23: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
-	2,  // 24: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
-	15, // 25: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
-	3,  // 26: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
-	22, // 27: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
-	26, // [26:28] is the sub-list for method output_type
-	24, // [24:26] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	24, // 8: cudapkgs.plugin.v1.Config.architectures:type_name -> cudapkgs.plugin.v1.Config.ArchitecturesEntry
+	13, // 9: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
+	25, // 10: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
+	10, // 11: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
+	14, // 12: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
+	12, // 13: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
+	0,  // 14: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
+	1,  // 15: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
+	16, // 16: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
+	17, // 17: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
+	26, // 18: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	20, // 19: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
+	21, // 20: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
+	19, // 21: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
+	11, // 22: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	11, // 23: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	18, // 24: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
+	2,  // 25: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
+	15, // 26: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
+	3,  // 27: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
+	22, // 28: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1922,7 +1954,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

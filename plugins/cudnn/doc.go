@@ -1,8 +1,8 @@
 // Package cudnn is the fixup plugin for NVIDIA cuDNN: it answers, for the
 // packages of the cuDNN manifests (cudnn, cudnn_samples and, from 9.11,
 // cudnn_jit), which files each archive holds, what they depend on and on
-// which targets they cannot be used. It is written with plugins/sdk only, as
-// a third party's plugin would be; New returns it.
+// which targets they cannot be used. It is a declaration (Declaration) the SDK
+// builds the plugin from, as a third party's would be; New returns it.
 //
 // # Files
 //
@@ -51,9 +51,10 @@
 //
 // # Unusable
 //
-// Windows: like the redist plugin, every windows-x86_64 archive is unusable
-// with the redist plugin's reason, word for word ("Windows archives are not
-// supported by cudapkgs' Bazel emission yet"), and no Windows file is
+// Windows: the declaration's platforms leave it out, so the host marks
+// every windows-x86_64 archive unusable with its one reason for every
+// product ("Windows archives are not supported by cudapkgs' Bazel emission
+// yet"), and no Windows file is
 // claimed: the emission has nothing to consume them with, and the host drops
 // the files of an unusable platform anyway. What is known of the layout, for
 // when it has: bin/cudnn64_<major>.dll and bin/cudnn_<sub>64_<major>.dll for

@@ -39,7 +39,8 @@ func TestDescribe(t *testing.T) {
 // TestProductFacts: Describe gives the core NVIDIA's base and the redist
 // path, and nothing a redist product does not need.
 func TestProductFacts(t *testing.T) {
-	want := []sdk.ProductFacts{{Product: Product, Base: "https://developer.download.nvidia.com", Path: "compute/cudss/redist"}}
+	want := []sdk.ProductFacts{{Product: Product, Base: "https://developer.download.nvidia.com", Path: "compute/cudss/redist",
+		Platforms: []string{"linux-x86_64", "linux-sbsa", "linux-jetson"}}}
 	if d := cmp.Diff(want, New().Describe().Facts); d != "" {
 		t.Errorf("Describe().Facts (-want +got):\n%s", d)
 	}
@@ -60,7 +61,7 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for k, v := range top {
-			if strings.HasPrefix(string(v), "{") && !known(k) {
+			if strings.HasPrefix(string(v), "{") && !Declaration().Knows(k) {
 				t.Errorf("%s: package %s is not known to the cudss plugin", filepath.Base(f), k)
 			}
 		}
@@ -122,9 +123,9 @@ func TestNoReleaseForCUDA11(t *testing.T) {
 	if !strings.HasPrefix(got, "no cudss release in the manifests serves CUDA 11.8.0 (newest: 0.8.0, for CUDA 12") {
 		t.Errorf("CUDA 11.8.0: no_release %q", got)
 	}
-	p, ok := sets[0].Package(pkgLib)
+	p, ok := sets[0].Package("libcudss")
 	if !ok || !slices.Equal(p.Unavailable["linux-x86_64"], []string{got}) {
-		t.Errorf("CUDA 11.8.0: %s = %+v", pkgLib, p)
+		t.Errorf("CUDA 11.8.0: %s = %+v", "libcudss", p)
 	}
 }
 
@@ -231,15 +232,15 @@ func TestUnknownAndBadInput(t *testing.T) {
 	if pr := fixup(t, b)["libcudss_commlayer"].Platforms["linux-x86_64"]; !pr.Generic || len(pr.Unusable) != 0 || len(pr.Files) != 0 {
 		t.Errorf("unknown package: %+v, want generic", pr)
 	}
-	b1 := &sdk.Batch{Product: Product, CUDA: "13.0.0", Packages: []sdk.Package{{Name: pkgLib, Manifest: pkgLib,
+	b1 := &sdk.Batch{Product: Product, CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcudss", Manifest: "libcudss",
 		Release: "1.0.0", Version: "1.0.0.35", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda13"}}}}}
 	want := []string{"the cudss plugin describes cuDSS 0.x, not cuDSS 1.0.0: its files and dependencies are not described"}
-	if pr := fixup(t, b1)[pkgLib].Platforms["linux-x86_64"]; !cmp.Equal(want, pr.Unusable) || len(pr.Files) != 0 {
+	if pr := fixup(t, b1)["libcudss"].Platforms["linux-x86_64"]; !cmp.Equal(want, pr.Unusable) || len(pr.Files) != 0 {
 		t.Errorf("cuDSS 1.0.0: %+v", pr)
 	}
 	for _, bad := range []*sdk.Batch{
 		{Product: "cusparselt", CUDA: "12.8.1"},
-		{Product: Product, CUDA: "12.8.1", Packages: []sdk.Package{{Name: pkgLib, Manifest: pkgLib, Release: "0.x"}}},
+		{Product: Product, CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcudss", Manifest: "libcudss", Release: "0.x"}}},
 	} {
 		if _, err := New().Fixup(context.Background(), bad); err == nil {
 			t.Errorf("%+v: no error", bad)
@@ -258,3 +259,7 @@ func TestOverGRPC(t *testing.T) {
 		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
 	}
 }
+
+// reasonWindows is the host's reason for a Windows archive, which
+// fixuptest.Fix adds as the host does (Platforms leaves Windows out).
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"

@@ -1,8 +1,8 @@
 // Package cudss is the fixup plugin for NVIDIA cuDSS, the direct sparse
 // solver library: for the one package of its manifests, libcudss, it says
 // which files the archive serving each target holds, what they depend on
-// and where they cannot be used. It is written with plugins/sdk only; New
-// returns it.
+// and where they cannot be used. It is a declaration (Declaration) the SDK
+// builds the plugin from; New returns it.
 //
 // # Releases and CUDA versions
 //
@@ -41,9 +41,9 @@
 //
 // The tests compare this with the wheels' file lists (plugins/internal/wheelfiles).
 //
-// Windows: like the redist plugin, every windows-x86_64 archive is unusable
-// with the redist plugin's reason, word for word, and no Windows file is
-// claimed.
+// Windows: the declaration's platforms leave it out, so the host marks every
+// windows-x86_64 archive unusable with its one reason for every product, and
+// no Windows file is claimed.
 //
 // # Dependencies
 //

@@ -39,7 +39,8 @@ func TestDescribe(t *testing.T) {
 // TestProductFacts: Describe gives the core NVIDIA's base and the redist
 // path, and nothing a redist product does not need.
 func TestProductFacts(t *testing.T) {
-	want := []sdk.ProductFacts{{Product: Product, Base: "https://developer.download.nvidia.com", Path: "compute/cusparselt/redist"}}
+	want := []sdk.ProductFacts{{Product: Product, Base: "https://developer.download.nvidia.com", Path: "compute/cusparselt/redist",
+		Platforms: []string{"linux-x86_64", "linux-sbsa", "linux-jetson"}}}
 	if d := cmp.Diff(want, New().Describe().Facts); d != "" {
 		t.Errorf("Describe().Facts (-want +got):\n%s", d)
 	}
@@ -60,7 +61,7 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for k, v := range top {
-			if strings.HasPrefix(string(v), "{") && !known(k) {
+			if strings.HasPrefix(string(v), "{") && !Declaration().Knows(k) {
 				t.Errorf("%s: package %s is not known to the cusparselt plugin", filepath.Base(f), k)
 			}
 		}
@@ -122,9 +123,9 @@ func TestNoReleaseForCUDA11(t *testing.T) {
 	if got := sets[0].NoRelease[Product]; got != want {
 		t.Errorf("CUDA 11.8.0: no_release %q, want %q", got, want)
 	}
-	p, ok := sets[0].Package(pkgLib)
+	p, ok := sets[0].Package("libcusparse_lt")
 	if !ok || !slices.Equal(p.Unavailable["linux-x86_64"], []string{want}) {
-		t.Errorf("CUDA 11.8.0: %s = %+v", pkgLib, p)
+		t.Errorf("CUDA 11.8.0: %s = %+v", "libcusparse_lt", p)
 	}
 }
 
@@ -230,15 +231,15 @@ func TestUnknownAndBadInput(t *testing.T) {
 	if pr := fixup(t, b)["libcusparse_lt_mp"].Platforms["linux-x86_64"]; !pr.Generic || len(pr.Unusable) != 0 || len(pr.Files) != 0 {
 		t.Errorf("unknown package: %+v, want generic", pr)
 	}
-	b1 := &sdk.Batch{Product: Product, CUDA: "13.0.0", Packages: []sdk.Package{{Name: pkgLib, Manifest: pkgLib,
+	b1 := &sdk.Batch{Product: Product, CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcusparse_lt", Manifest: "libcusparse_lt",
 		Release: "1.0.0", Version: "1.0.0.1", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda13"}}}}}
 	want := []string{"the cusparselt plugin describes cuSPARSELt 0.x, not cuSPARSELt 1.0.0: its files and dependencies are not described"}
-	if pr := fixup(t, b1)[pkgLib].Platforms["linux-x86_64"]; !cmp.Equal(want, pr.Unusable) || len(pr.Files) != 0 {
+	if pr := fixup(t, b1)["libcusparse_lt"].Platforms["linux-x86_64"]; !cmp.Equal(want, pr.Unusable) || len(pr.Files) != 0 {
 		t.Errorf("cuSPARSELt 1.0.0: %+v", pr)
 	}
 	for _, bad := range []*sdk.Batch{
 		{Product: "cudnn", CUDA: "12.8.1"},
-		{Product: Product, CUDA: "12.8.1", Packages: []sdk.Package{{Name: pkgLib, Manifest: pkgLib, Release: "0.x"}}},
+		{Product: Product, CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcusparse_lt", Manifest: "libcusparse_lt", Release: "0.x"}}},
 	} {
 		if _, err := New().Fixup(context.Background(), bad); err == nil {
 			t.Errorf("%+v: no error", bad)
@@ -257,3 +258,7 @@ func TestOverGRPC(t *testing.T) {
 		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
 	}
 }
+
+// reasonWindows is the host's reason for a Windows archive, which
+// fixuptest.Fix adds as the host does (Platforms leaves Windows out).
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"

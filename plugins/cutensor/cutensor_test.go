@@ -13,9 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	corefixup "github.com/cudapkgs/cudapkgs/core/fixup"
-	"github.com/cudapkgs/cudapkgs/core/pkgset"
-	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
@@ -73,7 +70,7 @@ func readManifest(t *testing.T, file string) map[string]string {
 func TestEveryManifestPackageKnown(t *testing.T) {
 	for _, f := range manifestFiles(t) {
 		for name := range readManifest(t, f) {
-			if !known(name) {
+			if !Declaration().Knows(name) {
 				t.Errorf("%s: package %s is not known to the cutensor plugin", filepath.Base(f), name)
 			}
 		}
@@ -81,28 +78,21 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 }
 
 // TestFlatFoldersMatchFacts keeps this plugin's table of lib/<cuda> folders
-// equal to the ranges its Describe gives the package-set stage, as the core
-// reads them.
+// equal to the ranges its Describe gives the package-set stage.
 func TestFlatFoldersMatchFacts(t *testing.T) {
-	ps, err := corefixup.ProductsOf(redist.New().Describe(), New().Describe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(ps.List, func(p pkgset.Product) bool { return p.Name == "cutensor" })
-	if i < 0 {
-		t.Fatal("Describe gives no cutensor product")
-	}
-	flat := ps.List[i].FlatCUDA
-	if flat == nil {
-		t.Fatal("Describe gives no cutensor FlatCUDA")
+	facts := New().Describe().Facts
+	if len(facts) != 1 || len(facts[0].FlatCUDA) == 0 {
+		t.Fatalf("Describe gives no cutensor FlatCUDA: %+v", facts)
 	}
 	for _, f := range manifestFiles(t) {
-		rel := version.MustParse(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
-		var facts []string
-		for _, v := range flat(rel) {
-			facts = append(facts, v.String())
+		rel := sdk.MustVersion(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
+		var served []string
+		for _, fc := range facts[0].FlatCUDA {
+			if !rel.Less(sdk.MustVersion(fc.From)) && (fc.Below == "" || rel.Less(sdk.MustVersion(fc.Below))) {
+				served = append(served, fc.CUDA...)
+			}
 		}
-		if d := cmp.Diff(facts, flatSubdirs(version.MustParse(rel.String()))); d != "" {
+		if d := cmp.Diff(served, flatSubdirs(rel)); d != "" {
 			t.Errorf("cuTENSOR %s: lib/<cuda> folders (-facts +plugin):\n%s", rel, d)
 		}
 	}
@@ -276,7 +266,7 @@ func TestFeatures(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for pkgName, plats := range feat {
-			if !known(pkgName) {
+			if !Declaration().Knows(pkgName) {
 				t.Errorf("%s: package %s unknown", filepath.Base(f), pkgName)
 				continue
 			}
@@ -358,7 +348,7 @@ func TestUnusable(t *testing.T) {
 	}
 
 	// A flat archive without the CUDA major's folder.
-	flat := &sdk.Batch{Product: "cutensor", CUDA: "12.4.1", Packages: []sdk.Package{{Name: "libcutensor_1_6", Manifest: pkgLib,
+	flat := &sdk.Batch{Product: "cutensor", CUDA: "12.4.1", Packages: []sdk.Package{{Name: "libcutensor_1_6", Manifest: "libcutensor",
 		Release: "1.6.2", Version: "1.6.2.3", Archives: []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64"}}}}}
 	pr = fixup(t, flat)["libcutensor_1_6"].Platforms["linux-x86_64"]
 	want = "cuTENSOR 1.6.2's archive has lib/10.2, lib/11 and no lib/12 for CUDA 12.4.1"
@@ -373,7 +363,7 @@ func TestUnknownAndBadInput(t *testing.T) {
 	if pr := fixup(t, b)["libcutensormp"].Platforms["linux-x86_64"]; !pr.Generic || len(pr.Unusable) != 0 || len(pr.Files) != 0 {
 		t.Errorf("unknown package: %+v, want generic", pr)
 	}
-	b3 := &sdk.Batch{Product: "cutensor", CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcutensor", Manifest: pkgLib,
+	b3 := &sdk.Batch{Product: "cutensor", CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcutensor", Manifest: "libcutensor",
 		Release: "3.0.0", Version: "3.0.0.1", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda13"}}}}}
 	if u := fixup(t, b3)["libcutensor"].Platforms["linux-x86_64"].Unusable; len(u) != 1 || !strings.Contains(u[0], "not cuTENSOR 3.0.0") {
 		t.Errorf("cuTENSOR 3: %q", u)
@@ -381,7 +371,7 @@ func TestUnknownAndBadInput(t *testing.T) {
 	for _, bad := range []*sdk.Batch{
 		{Product: "cutensor", CUDA: "twelve"},
 		{Product: "cudnn", CUDA: "12.8.1"},
-		{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensor", Manifest: pkgLib, Release: "2.x"}}},
+		{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensor", Manifest: "libcutensor", Release: "2.x"}}},
 	} {
 		if _, err := New().Fixup(context.Background(), bad); err == nil {
 			t.Errorf("%+v: no error", bad)
@@ -400,3 +390,7 @@ func TestOverGRPC(t *testing.T) {
 		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
 	}
 }
+
+// reasonWindows is the host's reason for a Windows archive, which
+// fixuptest.Fix adds as the host does (Platforms leaves Windows out).
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"

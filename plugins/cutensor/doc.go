@@ -1,7 +1,8 @@
 // Package cutensor is the fixup plugin for NVIDIA cuTENSOR: for the one
 // package of its manifests, libcutensor, it says which files the archive
 // serving each target holds, what they depend on and where they cannot be
-// used. It is written with plugins/sdk only; New returns it.
+// used. It is a declaration the SDK builds the plugin
+// from, with an Amend hook for its unusual rules; New returns it.
 //
 // # Which folder holds the libraries
 //
@@ -35,9 +36,10 @@
 // The tests check the lib, static and dev outputs against nixpkgs' scans of
 // the archives (cutensor/features).
 //
-// Windows: like the redist plugin, every windows-x86_64 archive is unusable
-// with the redist plugin's reason, word for word ("Windows archives are not
-// supported by cudapkgs' Bazel emission yet"), and no Windows file is
+// Windows: the declaration's platforms leave it out, so the host marks
+// every windows-x86_64 archive unusable with its one reason for every
+// product ("Windows archives are not supported by cudapkgs' Bazel emission
+// yet"), and no Windows file is
 // claimed. What is known of the layout, for when the emission has Windows:
 // cutensor.dll and cutensorMg.dll in lib/<cuda> in flat archives (Julia's
 // Yggdrasil recipes move them from lib/11 and lib/12), in bin/ from 2.3 with

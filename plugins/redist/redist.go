@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudapkgs/cudapkgs/plugins/internal/gpucap"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -117,6 +116,7 @@ type env struct {
 	pkg      ver      // the package's own version
 	platform string   // the target platform
 	caps     []string // the capabilities the configuration builds it for
+	cfg      sdk.Config
 }
 
 func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) (sdk.PackageResult, error) {
@@ -132,7 +132,7 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 		archives[a.Platform] = true
 	}
 	for _, t := range targets(cfg, p) {
-		e := env{cuda: cuda, pkg: pv, platform: t, caps: cfg.Capabilities[t]}
+		e := env{cuda: cuda, pkg: pv, platform: t, caps: cfg.Capabilities[t], cfg: cfg}
 		var reasons []string
 		switch {
 		case !known:
@@ -198,7 +198,7 @@ func (s pkg) depsFor(cuda ver, cfg sdk.Config, inSet map[string]bool) []sdk.Dep 
 		dep := d.Dep
 		dep.Platforms = nil
 		for _, pl := range d.Platforms {
-			if (len(cfg.Targets) == 0 || contains(cfg.Targets, pl)) && (d.onlyFor == "" || onlyOf(cfg.Capabilities[pl], d.onlyFor)) {
+			if (len(cfg.Targets) == 0 || contains(cfg.Targets, pl)) && (d.onlyFor == "" || onlyOf(cfg, cfg.Capabilities[pl], d.onlyFor)) {
 				dep.Platforms = append(dep.Platforms, pl)
 			}
 		}
@@ -254,7 +254,7 @@ func (w when) holds(e env) bool {
 	if len(w.on) > 0 && !contains(w.on, e.platform) {
 		return false
 	}
-	if w.lacks != "" && (len(e.caps) == 0 || anyOf(e.caps, w.lacks)) {
+	if w.lacks != "" && (len(e.caps) == 0 || anyOf(e.cfg, e.caps, w.lacks)) {
 		return false
 	}
 	return !contains(w.off, e.platform)
@@ -262,9 +262,9 @@ func (w when) holds(e env) bool {
 
 // anyOf reports whether a capability of caps is of major.minor mm ("8.7"
 // for 8.7, and for the feature variants a table may add).
-func anyOf(caps []string, mm string) bool {
+func anyOf(cfg sdk.Config, caps []string, mm string) bool {
 	for _, c := range caps {
-		if v, _, ok := gpucap.Lookup(c); ok && v.String() == mm {
+		if v, _, ok := cfg.Capability(c); ok && v.String() == mm {
 			return true
 		}
 	}
@@ -273,9 +273,9 @@ func anyOf(caps []string, mm string) bool {
 
 // onlyOf reports whether every capability of caps is of major.minor mm;
 // true when caps is empty (the batch does not say).
-func onlyOf(caps []string, mm string) bool {
+func onlyOf(cfg sdk.Config, caps []string, mm string) bool {
 	for _, c := range caps {
-		if v, _, ok := gpucap.Lookup(c); !ok || v.String() != mm {
+		if v, _, ok := cfg.Capability(c); !ok || v.String() != mm {
 			return false
 		}
 	}

@@ -27,7 +27,8 @@ func fromStringLists(m map[string]*pb.StringList) map[string][]string {
 func batchToPB(b *Batch) *pb.FixupRequest {
 	req := &pb.FixupRequest{Cuda: b.CUDA, Product: b.Product, Config: &pb.Config{
 		CudaVersions: b.Config.CUDAVersions, ForwardCompat: b.Config.ForwardCompat, Exec: b.Config.Exec,
-		Targets: b.Config.Targets, Capabilities: stringLists(b.Config.Capabilities), DefaultCapabilityTargets: b.Config.DefaultCapabilityTargets}}
+		Targets: b.Config.Targets, Capabilities: stringLists(b.Config.Capabilities), DefaultCapabilityTargets: b.Config.DefaultCapabilityTargets,
+		Architectures: b.Config.Architectures}}
 	for _, p := range b.Packages {
 		pp := &pb.Package{Name: p.Name, Manifest: p.Manifest, Product: p.Product, Release: p.Release, Version: p.Version,
 			Unavailable: stringLists(p.Unavailable)}
@@ -50,7 +51,8 @@ func batchFromPB(req *pb.FixupRequest) *Batch {
 	c := req.GetConfig()
 	b := &Batch{CUDA: req.GetCuda(), Product: req.GetProduct(), Config: Config{
 		CUDAVersions: c.GetCudaVersions(), ForwardCompat: c.GetForwardCompat(), Exec: c.GetExec(),
-		Targets: c.GetTargets(), Capabilities: fromStringLists(c.GetCapabilities()), DefaultCapabilityTargets: c.GetDefaultCapabilityTargets()}}
+		Targets: c.GetTargets(), Capabilities: fromStringLists(c.GetCapabilities()), DefaultCapabilityTargets: c.GetDefaultCapabilityTargets(),
+		Architectures: c.GetArchitectures()}}
 	for _, p := range req.GetPackages() {
 		pp := Package{Name: p.GetName(), Manifest: p.GetManifest(), Product: p.GetProduct(), Release: p.GetRelease(),
 			Version: p.GetVersion(), Unavailable: fromStringLists(p.GetUnavailable())}
@@ -169,7 +171,7 @@ func descriptionToPB(d Description) *pb.DescribeResponse {
 	}
 	for _, f := range d.Facts {
 		pf := &pb.ProductFacts{Product: f.Product, Toolkit: f.Toolkit, Unlisted: f.Unlisted, Base: f.Base, Path: f.Path,
-			StripPrefix: f.StripPrefix, LocalIdentify: f.LocalIdentify, NoCuda: f.NoCUDA}
+			StripPrefix: f.StripPrefix, LocalIdentify: f.LocalIdentify, Platforms: f.Platforms, NoCuda: f.NoCUDA}
 		for _, fc := range f.FlatCUDA {
 			pf.FlatCuda = append(pf.FlatCuda, &pb.FlatCUDA{From: fc.From, Below: fc.Below, Cuda: fc.CUDA})
 		}
@@ -198,7 +200,8 @@ func descriptionFromPB(d *pb.DescribeResponse) Description {
 	}
 	for _, pf := range d.GetFacts() {
 		f := ProductFacts{Product: pf.GetProduct(), Toolkit: pf.GetToolkit(), Unlisted: pf.GetUnlisted(), Base: pf.GetBase(),
-			Path: pf.GetPath(), StripPrefix: pf.GetStripPrefix(), LocalIdentify: pf.GetLocalIdentify(), NoCUDA: pf.GetNoCuda()}
+			Path: pf.GetPath(), StripPrefix: pf.GetStripPrefix(), LocalIdentify: pf.GetLocalIdentify(),
+			Platforms: pf.GetPlatforms(), NoCUDA: pf.GetNoCuda()}
 		for _, fc := range pf.GetFlatCuda() {
 			f.FlatCUDA = append(f.FlatCUDA, FlatCUDA{From: fc.GetFrom(), Below: fc.GetBelow(), CUDA: fc.GetCuda()})
 		}

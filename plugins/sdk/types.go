@@ -85,6 +85,11 @@ type ProductFacts struct {
 	// tell which release an install is, most telling first.
 	LocalHints    []LocalHint
 	LocalIdentify []string
+	// Platforms are the target platforms the plugin describes the product
+	// on. An archive for any other platform is unusable, and the host says
+	// why, in the same words for every product; empty leaves every
+	// platform to the plugin.
+	Platforms []string
 }
 
 // FlatCUDA: releases from From (inclusive) below Below (exclusive; "" is
@@ -148,6 +153,12 @@ type Config struct {
 	// CUDA version's defaults, not the user's; JudgeCapabilities narrows
 	// them to what a package supports.
 	DefaultCapabilityTargets []string
+	// Architectures names the GPU architecture of each capability of
+	// Capabilities ("8.0": "Ampere"), from the host's GPU table: the host
+	// sends it, rather than the SDK keeping a copy, so that a plugin built
+	// before NVIDIA's next GPU still names it as the host knows it. A
+	// capability the host does not know is not listed.
+	Architectures map[string]string
 }
 
 // JudgeCapabilities judges a package against the capabilities of a target.

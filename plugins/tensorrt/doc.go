@@ -1,7 +1,8 @@
 // Package tensorrt is the fixup plugin for NVIDIA TensorRT: for the one
 // package of its (hand-written, nixpkgs-style) manifests, tensorrt, it says
 // which files each archive holds, what they depend on and on which targets
-// they cannot be used. It is written with plugins/sdk only; New returns it.
+// they cannot be used. It is a declaration the SDK builds the plugin
+// from, with an Amend hook for its unusual rules; New returns it.
 //
 // It describes TensorRT 10 and 11, the majors of the manifests here (10.0.1
 // to 11.3.0); another major keeps its archives and is unusable with a reason.
@@ -38,9 +39,9 @@
 //     (release notes): 11.x has none.
 //   - bin/trtexec, role exec: a tool that builds and times engines.
 //
-// Windows (10.0 to 10.4 have zips): like the redist plugin, every
-// windows-x86_64 archive is unusable with the redist plugin's reason, word
-// for word ("Windows archives are not supported by cudapkgs' Bazel emission
+// Windows (10.0 to 10.4 have zips): the declaration's platforms leave it out, so the host marks
+// every windows-x86_64 archive unusable with its one reason for every
+// product ("Windows archives are not supported by cudapkgs' Bazel emission
 // yet"), and no Windows file is claimed. What is known of the layout, for
 // when the emission has Windows: the DLLs <name>_<major>.dll (10.0 added the
 // major to the names) in lib/ beside their import libraries <name>_10.lib in

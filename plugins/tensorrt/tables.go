@@ -1,10 +1,10 @@
 package tensorrt
 
-import "github.com/cudapkgs/cudapkgs/core/version"
+import "github.com/cudapkgs/cudapkgs/plugins/sdk"
 
 // TensorRT facts by release; doc.go gives the source of each row.
 
-var mv = version.MustParse
+var mv = sdk.MustVersion
 
 // libraries are TensorRT's shared libraries (lib<name>.so.<major>), the same
 // in 10.x and 11.x: the full
@@ -18,20 +18,14 @@ var libraries = []string{"nvinfer", "nvinfer_plugin", "nvonnxparser", "nvinfer_l
 var staticLibraries = []string{"nvinfer_static", "nvinfer_plugin_static", "nvonnxparser_static",
 	"nvinfer_lean_static", "nvinfer_dispatch_static", "onnx_proto"}
 
-// staticUntil is the first major without static libraries.
-const staticUntil = 11
+// staticUntil is the first release without static libraries.
+const staticUntil = "11"
 
-// capFloor: from release since, TensorRT runs on capability min and newer;
-// note, when set, says what the release since dropped, for messages.
-type capFloor struct {
-	since, min version.Version
-	note       string
-}
-
-// capFloors, newest first.
-var capFloors = []capFloor{
-	{since: mv("10.5"), min: mv("7.5"), note: "TensorRT 10.5 dropped Volta"},
-	{since: mv("10.0"), min: mv("7.0")},
+// capFloors: from each release on, TensorRT runs on capability Min and
+// newer; newest first.
+var capFloors = []sdk.Floor{
+	{Range: sdk.Range{From: "10.5"}, Min: "7.5", Says: "{title} {version} supports capabilities {min} and newer (TensorRT 10.5 dropped Volta)"},
+	{Range: sdk.Range{From: "10.0"}, Min: "7.0", Says: "{title} {version} supports capabilities {min} and newer"},
 }
 
 // cudnnRow says which cuDNN (major.minor) TensorRT releases [from, until) load,
@@ -39,7 +33,7 @@ var capFloors = []capFloor{
 // those in except. NVIDIA lists it as optional: only deprecated layers and
 // some plugins use it, through dlopen("libcudnn.so.8").
 type cudnnRow struct {
-	from, until version.Version // TensorRT releases: from inclusive, until exclusive
+	from, until sdk.Version // TensorRT releases: from inclusive, until exclusive
 	cudaMajors  []int
 	except      []string
 	cudnn       string

@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
@@ -94,7 +93,7 @@ func readManifests(t *testing.T) []manifestArchive {
 
 func TestEveryManifestPackageKnown(t *testing.T) {
 	for _, a := range readManifests(t) {
-		if !known(a.pkg) {
+		if !Declaration().Knows(a.pkg) {
 			t.Errorf("TensorRT %s: package %s is not known to the tensorrt plugin", a.version, a.pkg)
 		}
 		if a.path != "" && builtWith(a.path).IsZero() {
@@ -353,7 +352,7 @@ func TestCUDARange(t *testing.T) {
 	}
 
 	// Another major never serves.
-	if got := cudaReason("10.16.1.11", version.MustParse("12.9.0"), version.MustParse("13.2"), "linux-x86_64"); got != "TensorRT 10.16.1.11's linux-x86_64 archive is built with CUDA 13.2 and serves CUDA 13.x only, not CUDA 12.9.0" {
+	if got := cudaReason("10.16.1.11", sdk.MustVersion("12.9.0"), sdk.MustVersion("13.2"), "linux-x86_64"); got != "TensorRT 10.16.1.11's linux-x86_64 archive is built with CUDA 13.2 and serves CUDA 13.x only, not CUDA 12.9.0" {
 		t.Errorf("CUDA 12.9.0 with a CUDA 13.2 build: %q", got)
 	}
 }
@@ -476,7 +475,7 @@ func TestNixpkgsReleases(t *testing.T) {
 				t.Errorf("%s: nixpkgs has it under %s, the manifest under %s", row.Filename, key, a.key)
 			}
 			compared++
-			rel := version.MustParse(a.version).Truncate(3)
+			rel := sdk.MustVersion(a.version).Truncate(3)
 			built := builtWith(a.path)
 			min, max := minCUDA(built, a.key).String(), fmt.Sprintf("%d.x", built.Major())
 			if min != row.MinCudaVersion {
@@ -550,3 +549,7 @@ func TestOverGRPC(t *testing.T) {
 		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
 	}
 }
+
+// reasonWindows is the host's reason for a Windows archive, which
+// fixuptest.Fix adds as the host does (Platforms leaves Windows out).
+const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"

@@ -1,0 +1,9 @@
+package cudnn
+
+import "testing"
+
+// TestGolden holds the plugin's answers to batches kept in testdata
+// (fixuptest.Env.Golden): it runs without ../shared.
+func TestGolden(t *testing.T) {
+	fx.Golden(t, New(), "cudnn", "11.8.0", "12.9.0", "13.0.0", "12.4.1:5.0,7.0")
+}

@@ -1,0 +1,9 @@
+package redist
+
+import "testing"
+
+// TestGolden holds the plugin's answers to batches kept in testdata
+// (fixuptest.Env.Golden): it runs without ../shared.
+func TestGolden(t *testing.T) {
+	fx.Golden(t, New(), Product, "11.8.0", "12.9.0", "13.4.1", "13.4.1:11.0")
+}
