@@ -1,7 +1,8 @@
 // Package nvtiff is the fixup plugin for NVIDIA nvTIFF, the GPU TIFF
 // encoder and decoder: for the one package of its manifests, libnvtiff, it
 // says which files each target's archive holds, what they depend on and
-// where they cannot be used. New returns it.
+// where they cannot be used. It is a declaration (Declaration) the SDK
+// builds the plugin from; New returns it.
 //
 // # Releases and CUDA versions
 //
@@ -33,8 +34,9 @@
 //
 // # Unusable
 //
-// Windows archives, with the redist plugin's reason. nvTIFF's documentation
-// names no capability floor beyond CUDA's own, so none is judged here. A
-// release of another major than 0 has SONAMEs nobody has seen: unusable,
-// with a reason naming it.
+// Windows archives: the declaration's platforms leave Windows out, so the
+// host marks them unusable with its one reason for every product. nvTIFF's
+// documentation names no capability floor beyond CUDA's own, so none is
+// judged here. A release of another major than 0 has SONAMEs nobody has
+// seen: unusable, with a reason naming it.
 package nvtiff

@@ -3,12 +3,8 @@ package nvtiff
 import (
 	"testing"
 
-	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
 	"github.com/cudapkgs/cudapkgs/plugins/internal/wheelfiles"
-	"github.com/cudapkgs/cudapkgs/plugins/redist"
 )
-
-var fx = fixuptest.New(redist.New(), New())
 
 // TestWheels checks the plugin against the file lists of NVIDIA's nvTIFF
 // wheels of the same release: the header folder and libnvtiff.so.0 must be
