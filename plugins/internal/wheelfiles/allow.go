@@ -28,5 +28,8 @@ var Allowed = []Allow{
 	{Wheel: `nvidia-cuda-cccl`, Path: "*/.metadata/*", Reason: "CCCL's packaging records (commit, version, guard-word scans)"},
 	{Wheel: `nvidia-cuda-cccl`, Path: "*/.metadata/*/*", Reason: "CCCL's packaging records (kitmaker)"},
 	{Wheel: `nvidia-cuda-cccl`, Path: "*/LICENSE", Reason: "CCCL's licence text, not a build input"},
+	{Wheel: `nvidia-libnvcomp-cu1[23]`, Path: "NOTICE", Reason: "nvCOMP's third-party notices, not a build input"},
+	{Wheel: `nvidia-libnvcomp-cu1[23]`, Path: "load.py", Reason: "the wheel's Python loader, not part of the component"},
+	{Wheel: `nvidia-libnvcomp-cu1[23]`, Path: "lib/cmake/*/*", Reason: "nvCOMP's CMake package files, which Bazel and Buck2 builds do not read"},
 	{Wheel: `nvidia-nvjitlink(-cu12)?`, Path: "res/*.def", Reason: "nvJitLink's export list for Windows-style linkers, not a build input"},
 }

@@ -37,6 +37,13 @@ var moves = []move{
 	// helpers (TreeLauncherSubreaper, TreeLauncherTargetLdPreloadHelper)
 	// beside it in bin/; the archive keeps the tool's files together.
 	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api$`), from: "bin/TreeLauncher", to: "compute-sanitizer/TreeLauncher"},
+	// cuBLASMp's wheels keep the archive's include/ and lib/ one folder
+	// down, under nvidia/cublasmp/cu12 or cu13.
+	{wheel: regexp.MustCompile(`^nvidia-cublasmp-cu12$`), from: "cu12/", to: ""},
+	{wheel: regexp.MustCompile(`^nvidia-cublasmp-cu13$`), from: "cu13/", to: ""},
+	// nvCOMP's wheels have lib64/; NVIDIA's nvCOMP archives have lib/
+	// (plugins/nvcomp's doc.go says how that was established).
+	{wheel: regexp.MustCompile(`^nvidia-libnvcomp-cu1[23]$`), from: "lib64/", to: "lib/"},
 }
 
 // archivePath is where the archive keeps a wheel's file.

@@ -178,7 +178,7 @@ func main() {
 // pip does not take manylinux2014 to cover, so both spellings are listed.
 func platforms(arch string) []string {
 	var out []string
-	for _, t := range []string{"manylinux_2_28", "manylinux_2_27", "manylinux_2_25", "manylinux_2_24", "manylinux_2_17", "manylinux2014"} {
+	for _, t := range []string{"manylinux_2_28", "manylinux_2_27", "manylinux_2_26", "manylinux_2_25", "manylinux_2_24", "manylinux_2_17", "manylinux2014"} {
 		out = append(out, t+"_"+arch)
 	}
 	return out
