@@ -278,9 +278,9 @@ func TestFetchedByDefault(t *testing.T) {
 		urls map[string]string
 		want string
 	}{
-		{nil, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff"},
-		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff,tensorrt"},
-		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff,aa,zz"},
+		{nil, "cuda,cublasmp,cudnn,cudss,cusolvermp,cusparselt,cutensor,nppplus,nvcomp,nvjpeg2000,nvpl,nvtiff"},
+		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cublasmp,cudnn,cudss,cusolvermp,cusparselt,cutensor,nppplus,nvcomp,nvjpeg2000,nvpl,nvtiff,tensorrt"},
+		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cublasmp,cudnn,cudss,cusolvermp,cusparselt,cutensor,nppplus,nvcomp,nvjpeg2000,nvpl,nvtiff,aa,zz"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(fetchedByDefault(builtintest.Products(t), source.Sources{ProductURLs: tt.urls}), ",")

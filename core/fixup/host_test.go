@@ -78,6 +78,9 @@ func TestApplyOK(t *testing.T) {
 	}
 	for _, s := range sets {
 		for _, p := range s.Packages {
+			if _, none := s.NoRelease[p.Product]; none {
+				continue // kept with the set's reason; no batch reaches a plugin (NPP+ in CUDA 13)
+			}
 			if p.Files == nil {
 				t.Fatalf("CUDA %s %s not fixed", s.CUDA, p.Name)
 			}

@@ -108,7 +108,7 @@ func main() {
 	mode := os.Args[1]
 	products := os.Args[2:]
 	if len(products) == 0 {
-		products = []string{"cuda", "cudnn", "cutensor", "cusparselt", "cudss", "tensorrt", "nvtiff"}
+		products = []string{"cuda", "cudnn", "cutensor", "cusparselt", "cudss", "tensorrt", "nvtiff", "cublasmp", "cusolvermp", "nvcomp", "nvjpeg2000", "nppplus", "nvpl"}
 	}
 	if dir := os.Getenv("TESTPLUGIN_PIDDIR"); dir != "" {
 		// For the tests that look for orphans: which processes to watch.

@@ -7,10 +7,16 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 
+	"github.com/cudapkgs/cudapkgs/plugins/cublasmp"
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
 	"github.com/cudapkgs/cudapkgs/plugins/cudss"
+	"github.com/cudapkgs/cudapkgs/plugins/cusolvermp"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
+	"github.com/cudapkgs/cudapkgs/plugins/nppplus"
+	"github.com/cudapkgs/cudapkgs/plugins/nvcomp"
+	"github.com/cudapkgs/cudapkgs/plugins/nvjpeg2000"
+	"github.com/cudapkgs/cudapkgs/plugins/nvpl"
 	"github.com/cudapkgs/cudapkgs/plugins/nvtiff"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -27,6 +33,12 @@ func Plugins() map[string]func() sdk.Fixer {
 		"cudss":      cudss.New,
 		"tensorrt":   tensorrt.New,
 		"nvtiff":     nvtiff.New,
+		"nvpl":       nvpl.New,
+		"nppplus":    nppplus.New,
+		"nvjpeg2000": nvjpeg2000.New,
+		"nvcomp":     nvcomp.New,
+		"cusolvermp": cusolvermp.New,
+		"cublasmp":   cublasmp.New,
 	}
 }
 

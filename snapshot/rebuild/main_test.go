@@ -98,7 +98,7 @@ func TestRebuildRefuses(t *testing.T) {
 // libraries, each once.
 func TestBuiltinProducts(t *testing.T) {
 	got := strings.Join(builtinProducts(), ",")
-	if want := "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff,tensorrt"; got != want {
+	if want := "cublasmp,cuda,cudnn,cudss,cusolvermp,cusparselt,cutensor,nppplus,nvcomp,nvjpeg2000,nvpl,nvtiff,tensorrt"; got != want {
 		t.Errorf("builtinProducts() = %s, want %s", got, want)
 	}
 }
