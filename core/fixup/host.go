@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/cudapkgs/cudapkgs/internal/pluginhost"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -252,7 +253,7 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	r.proc = newProcess(r.cmd, s.Command[0], r.stderr)
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake(),
-		Plugins:          sdk.PluginSet(nil),
+		Plugins:          pluginhost.PluginSet(),
 		RunnerFunc:       r.proc.runnerFunc,
 		SkipHostEnv:      true, // watchHost set the environment
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -287,7 +288,7 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if err != nil {
 		return fail("start", err)
 	}
-	fixer, ok := raw.(*sdk.Client)
+	fixer, ok := raw.(*pluginhost.Client)
 	if !ok {
 		return fail("start", fmt.Errorf("unexpected client type %T", raw))
 	}
