@@ -581,13 +581,24 @@ func (t *tail) Lines() []string {
 	return out
 }
 
-// platformsOf are the platforms r's plugin describes product on; nil when
-// it declares none.
-func (r *running) platformsOf(product string) []string {
-	for _, d := range r.products {
-		if d.product.Name == product {
-			return d.platforms
+// platformsOf are the platforms product is described on, as Products
+// chooses its facts: by the plugin that fixes it, or, where that one gives
+// no facts for it (a plugin that wraps a built-in), by the plugin that does;
+// nil when none declares platforms.
+func (h *Host) platformsOf(product string) []string {
+	var out []string
+	for _, r := range h.plugins {
+		for _, d := range r.products {
+			if d.product.Name != product {
+				continue
+			}
+			if h.byProduct[product] == r {
+				return d.platforms
+			}
+			if out == nil {
+				out = d.platforms
+			}
 		}
 	}
-	return nil
+	return out
 }
