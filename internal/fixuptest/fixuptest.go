@@ -160,15 +160,16 @@ func (e Env) Golden(t *testing.T, f sdk.Fixer, product string, cases ...string) 
 	sdktest.Golden(t, f, "testdata", golden.Update())
 }
 
-// EveryPackageKnown reads every manifest of product in ../shared and fails
-// on a package (a top-level key whose value is an object) that the plugin's
-// declaration does not know.
-func EveryPackageKnown(t *testing.T, product string, knows func(manifest string) bool) {
+// Manifests reads every manifest of product in ../shared: by file name
+// (redistrib_<release>.json), its top-level keys, packages and the strings
+// beside them (release_date...) alike.
+func Manifests(t testing.TB, product string) map[string]map[string]json.RawMessage {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), product, "redistrib_*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no %s manifests: %v", product, err)
 	}
+	out := map[string]map[string]json.RawMessage{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -178,9 +179,20 @@ func EveryPackageKnown(t *testing.T, product string, knows func(manifest string)
 		if err := json.Unmarshal(data, &top); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		out[filepath.Base(f)] = top
+	}
+	return out
+}
+
+// EveryPackageKnown fails on a package (a top-level key whose value is an
+// object) of product's manifests in ../shared that the plugin's
+// declaration does not know.
+func EveryPackageKnown(t *testing.T, product string, knows func(manifest string) bool) {
+	t.Helper()
+	for file, top := range Manifests(t, product) {
 		for k, v := range top {
 			if strings.HasPrefix(string(v), "{") && !knows(k) {
-				t.Errorf("%s: package %s is not known to the %s plugin", filepath.Base(f), k, product)
+				t.Errorf("%s: package %s is not known to the %s plugin", file, k, product)
 			}
 		}
 	}

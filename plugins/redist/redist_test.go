@@ -783,10 +783,7 @@ func TestRenamesMatchTheManifests(t *testing.T) {
 	if len(rs) == 0 {
 		t.Fatal("no renames declared; CUDA 13.3 renamed cuda_cccl to cccl")
 	}
-	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), Product, "redistrib_*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no CUDA manifests: %v", err)
-	}
+	manifests := fixuptest.Manifests(t, Product)
 	for _, r := range rs {
 		if _, ok := table[r.Package]; !ok {
 			t.Errorf("rename to %s: not in the table", r.Package)
@@ -795,16 +792,8 @@ func TestRenamesMatchTheManifests(t *testing.T) {
 			t.Errorf("rename of %s: not in the table", r.Replaces)
 		}
 		since := sdk.MustVersion(r.Since)
-		for _, f := range files {
-			release := sdk.MustVersion(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var top map[string]json.RawMessage
-			if err := json.Unmarshal(data, &top); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
+		for f, top := range manifests {
+			release := sdk.MustVersion(strings.TrimSuffix(strings.TrimPrefix(f, "redistrib_"), ".json"))
 			_, hasNew := top[r.Package]
 			_, hasOld := top[r.Replaces]
 			if after := !release.Less(since); after && (!hasNew || hasOld) || !after && hasNew {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,21 +41,10 @@ type manifestArchive struct {
 // readManifests returns every archive of every TensorRT manifest.
 func readManifests(t *testing.T) []manifestArchive {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), "tensorrt", "redistrib_*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no TensorRT manifests: %v", err)
-	}
 	var out []manifestArchive
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(data, &top); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for name, raw := range top {
+	manifests := fixuptest.Manifests(t, "tensorrt")
+	for _, f := range slices.Sorted(maps.Keys(manifests)) {
+		for name, raw := range manifests[f] {
 			var pkg map[string]json.RawMessage
 			if json.Unmarshal(raw, &pkg) != nil {
 				continue // release_date and the other strings
