@@ -192,7 +192,7 @@ func TestEveryRelease(t *testing.T) {
 					if d.Package == p.Manifest {
 						t.Errorf("%s depends on itself", p.Name)
 					}
-					if !cuda.within(d.Since, d.Until) {
+					if !within(cuda, d.Since, d.Until) {
 						t.Errorf("%s -> %s returned outside its bounds %q..%q", p.Name, d.Package, d.Since, d.Until)
 					}
 				}
@@ -694,7 +694,7 @@ func TestWithin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := v.within(tc.since, tc.until); got != tc.want {
+		if got := within(v, tc.since, tc.until); got != tc.want {
 			t.Errorf("%s within %q..%q = %v, want %v", tc.v, tc.since, tc.until, got, tc.want)
 		}
 	}
