@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -274,13 +275,24 @@ func TestManifestsHelp(t *testing.T) {
 // Without --product, fetch takes the built-in products NVIDIA publishes
 // manifests for, plus any product given a URL; TensorRT only with one.
 func TestFetchedByDefault(t *testing.T) {
+	// The built-ins NVIDIA lists, the toolkit first, from plugins/builtin.
+	var listed []string
+	for _, p := range builtintest.Products(t) {
+		if !p.Unlisted {
+			listed = append(listed, p.Name)
+		}
+	}
+	if len(listed) < 2 || listed[0] != "cuda" || slices.Contains(listed, "tensorrt") {
+		t.Fatalf("listed built-ins = %s", listed)
+	}
+	byDefault := strings.Join(listed, ",")
 	tests := []struct {
 		urls map[string]string
 		want string
 	}{
-		{nil, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff"},
-		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff,tensorrt"},
-		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cudnn,cudss,cusparselt,cutensor,nvtiff,aa,zz"},
+		{nil, byDefault},
+		{map[string]string{"tensorrt": "https://t.example/"}, byDefault + ",tensorrt"},
+		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, byDefault + ",aa,zz"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(fetchedByDefault(builtintest.Products(t), source.Sources{ProductURLs: tt.urls}), ",")

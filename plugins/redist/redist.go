@@ -83,7 +83,7 @@ func renames() []sdk.Rename {
 // successor is the package that replaces name in CUDA cuda, if renamed.
 func successor(name string, cuda ver) (string, bool) {
 	for _, r := range renames() {
-		if r.Replaces == name && cuda.within(r.Since, "") {
+		if r.Replaces == name && within(cuda, r.Since, "") {
 			return r.Package, true
 		}
 	}
@@ -165,7 +165,7 @@ func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) 
 		out.Deps = spec.depsFor(cuda, cfg, inSet)
 		out.StaticLinkopts = spec.staticLinkopts
 		for _, pa := range spec.patches {
-			if cuda.within(pa.since, pa.until) {
+			if within(cuda, pa.since, pa.until) {
 				out.Patches = append(out.Patches, pa.Patch)
 			}
 		}
@@ -185,7 +185,7 @@ func (s pkg) depsFor(cuda ver, cfg sdk.Config, inSet map[string]bool) []sdk.Dep 
 		if d.forwardCompat && !cfg.ForwardCompat {
 			continue
 		}
-		if !cuda.within(d.Since, d.Until) {
+		if !within(cuda, d.Since, d.Until) {
 			continue
 		}
 		if inSet != nil && !inSet[d.Package] {
@@ -248,7 +248,7 @@ func (s pkg) filesFor(e env) []sdk.File {
 }
 
 func (w when) holds(e env) bool {
-	if !e.cuda.within(w.since, w.until) {
+	if !within(e.cuda, w.since, w.until) {
 		return false
 	}
 	if len(w.on) > 0 && !contains(w.on, e.platform) {

@@ -192,7 +192,7 @@ func TestEveryRelease(t *testing.T) {
 					if d.Package == p.Manifest {
 						t.Errorf("%s depends on itself", p.Name)
 					}
-					if !cuda.within(d.Since, d.Until) {
+					if !within(cuda, d.Since, d.Until) {
 						t.Errorf("%s -> %s returned outside its bounds %q..%q", p.Name, d.Package, d.Since, d.Until)
 					}
 				}
@@ -694,7 +694,7 @@ func TestWithin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := v.within(tc.since, tc.until); got != tc.want {
+		if got := within(v, tc.since, tc.until); got != tc.want {
 			t.Errorf("%s within %q..%q = %v, want %v", tc.v, tc.since, tc.until, got, tc.want)
 		}
 	}
@@ -783,10 +783,7 @@ func TestRenamesMatchTheManifests(t *testing.T) {
 	if len(rs) == 0 {
 		t.Fatal("no renames declared; CUDA 13.3 renamed cuda_cccl to cccl")
 	}
-	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), Product, "redistrib_*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no CUDA manifests: %v", err)
-	}
+	manifests := fixuptest.Manifests(t, Product)
 	for _, r := range rs {
 		if _, ok := table[r.Package]; !ok {
 			t.Errorf("rename to %s: not in the table", r.Package)
@@ -795,16 +792,8 @@ func TestRenamesMatchTheManifests(t *testing.T) {
 			t.Errorf("rename of %s: not in the table", r.Replaces)
 		}
 		since := sdk.MustVersion(r.Since)
-		for _, f := range files {
-			release := sdk.MustVersion(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "redistrib_"), ".json"))
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var top map[string]json.RawMessage
-			if err := json.Unmarshal(data, &top); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
+		for f, top := range manifests {
+			release := sdk.MustVersion(strings.TrimSuffix(strings.TrimPrefix(f, "redistrib_"), ".json"))
 			_, hasNew := top[r.Package]
 			_, hasOld := top[r.Replaces]
 			if after := !release.Less(since); after && (!hasNew || hasOld) || !after && hasNew {

@@ -74,12 +74,12 @@ type soname func(pkg ver) string
 // soMajor: the package's own major version (libcublas 12.4.5.8 →
 // libcublas.so.12, libcufft 11.2.1.3 → libcufft.so.11, libcurand 10.3 →
 // libcurand.so.10). Most CUDA libraries follow it.
-func soMajor(p ver) string { return fmt.Sprintf(".%d", p.major()) }
+func soMajor(p ver) string { return fmt.Sprintf(".%d", p.Major()) }
 
 // soMajorMinor: the package's major.minor (libnvrtc-builtins 12.4.127 →
 // libnvrtc-builtins.so.12.4, whose major.minor is the CUDA release's;
 // libcuinj64 11.8.87 → libcuinj64.so.11.8).
-func soMajorMinor(p ver) string { return fmt.Sprintf(".%d.%d", p.part(0), p.part(1)) }
+func soMajorMinor(p ver) string { return fmt.Sprintf(".%d.%d", p.Part(0), p.Part(1)) }
 
 // soNone: an unversioned library whose SONAME is its file name
 // (libnvperf_host.so).
@@ -92,7 +92,7 @@ func soFixed(s string) soname { return func(ver) string { return "." + s } }
 // soCudart: CUDA 11's runtime is libcudart.so.11.0 for every 11.x; from 12
 // it is the major alone (libcudart.so.12, .13).
 func soCudart(p ver) string {
-	if p.major() == 11 {
+	if p.Major() == 11 {
 		return ".11.0"
 	}
 	return soMajor(p)
@@ -101,7 +101,7 @@ func soCudart(p ver) string {
 // soNvrtc: NVRTC 11.2 to 11.8 is libnvrtc.so.11.2 (minor-version
 // compatible from 11.2 on); from 12 the major alone.
 func soNvrtc(p ver) string {
-	if p.major() == 11 {
+	if p.Major() == 11 {
 		return ".11.2"
 	}
 	return soMajor(p)
@@ -110,7 +110,7 @@ func soNvrtc(p ver) string {
 // soCupti: CUPTI 11.x is libcupti.so.11.<minor> (libcupti.so.11.8); from 12
 // the major alone (libcupti.so.12).
 func soCupti(p ver) string {
-	if p.major() == 11 {
+	if p.Major() == 11 {
 		return soMajorMinor(p)
 	}
 	return soMajor(p)
