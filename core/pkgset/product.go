@@ -65,10 +65,22 @@ func (p Product) URLs(mirrors []string, rel string) []string {
 func (p Product) MirrorPath(rel string) string { return strings.Trim(p.Path, "/") + "/" + rel }
 
 func (p Product) stripPrefix(pkg *manifest.Package, a manifest.Archive) string {
+	if a.StripPrefix != "" {
+		return a.StripPrefix
+	}
 	if p.StripPrefix != nil {
 		return p.StripPrefix(pkg, a)
 	}
 	return TrimArchiveExt(path.Base(a.RelativePath))
+}
+
+// ArchiveType is the format of an archive whose file name does not say it to
+// Bazel's or Buck2's downloader: a wheel (.whl) is a zip.
+func ArchiveType(rel string) string {
+	if strings.HasSuffix(rel, ".whl") {
+		return "zip"
+	}
+	return ""
 }
 
 // TrimArchiveExt removes .tar.xz, .tar.gz, .tar.zst, .tgz or .zip.
