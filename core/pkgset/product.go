@@ -26,6 +26,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pyindex"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
 
@@ -48,6 +49,9 @@ type Product struct {
 	// StripPrefix names the top folder of an archive. Nil: the archive's
 	// file name without its extension, as in NVIDIA's redist tree.
 	StripPrefix func(pkg *manifest.Package, a manifest.Archive) string
+	// Wheels are the Python package index projects `manifests fetch`
+	// turns into the product's manifests, one per package and CUDA major.
+	Wheels []pyindex.Project
 }
 
 // URLs returns the archive's URLs: each mirror in order, then the product's

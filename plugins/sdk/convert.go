@@ -186,6 +186,9 @@ func descriptionToPB(d Description) *pb.DescribeResponse {
 		for _, h := range f.LocalHints {
 			pf.LocalHints = append(pf.LocalHints, &pb.LocalHint{Component: h.Component, Rel: h.Rel, Kind: h.Kind, Key: h.Key})
 		}
+		for _, w := range f.Wheels {
+			pf.Wheels = append(pf.Wheels, &pb.WheelProject{Project: w.Project, CudaMajors: w.CUDAMajors, Package: w.Package, Prefix: w.Prefix})
+		}
 		out.Facts = append(out.Facts, pf)
 	}
 	return out
@@ -214,6 +217,9 @@ func descriptionFromPB(d *pb.DescribeResponse) Description {
 		}
 		for _, h := range pf.GetLocalHints() {
 			f.LocalHints = append(f.LocalHints, LocalHint{Component: h.GetComponent(), Rel: h.GetRel(), Kind: h.GetKind(), Key: h.GetKey()})
+		}
+		for _, w := range pf.GetWheels() {
+			f.Wheels = append(f.Wheels, WheelProject{Project: w.GetProject(), CUDAMajors: w.GetCudaMajors(), Package: w.GetPackage(), Prefix: w.GetPrefix()})
 		}
 		out.Facts = append(out.Facts, f)
 	}
