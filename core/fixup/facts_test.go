@@ -54,7 +54,9 @@ func TestCheckFacts(t *testing.T) {
 			f.Toolkit, f.Toolchain = true, &sdk.Toolchain{Compiler: "c", Runtime: "r", Headers: []sdk.ToolchainHeaders{{Since: "2", Packages: []string{"r"}}, {Since: "1", Packages: []string{"r"}}}}
 		})}, "since 1 is not after 2"},
 		{"wheel-only", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{sdk.WheelProject{Project: "nvidia-nccl-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "nccl", Prefix: "nvidia/nccl"}}}}, ""},
-		{"wheels and a base", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) { f.Wheels = []sdk.WheelProject{sdk.WheelProject{Project: "nvidia-nccl-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "nccl", Prefix: "nvidia/nccl"}} })}, ""},
+		{"wheels and a base", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.Wheels = []sdk.WheelProject{sdk.WheelProject{Project: "nvidia-nccl-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "nccl", Prefix: "nvidia/nccl"}}
+		})}, ""},
 		{"wheels without majors", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p", Package: "nccl"}}}}, `wheels "p": no CUDA majors`},
 		{"wheels without {major}", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p", CUDAMajors: []string{"12", "13"}, Package: "nccl"}}}}, `2 CUDA majors but no {major} in the project name`},
 		{"wheels bad major", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p{major}", CUDAMajors: []string{"12.4"}, Package: "nccl"}}}}, `CUDA major "12.4": expected a number`},
