@@ -9,8 +9,11 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
 	"github.com/cudapkgs/cudapkgs/plugins/cudss"
+	"github.com/cudapkgs/cudapkgs/plugins/cufftmp"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
+	"github.com/cudapkgs/cudapkgs/plugins/nccl"
+	"github.com/cudapkgs/cudapkgs/plugins/nvshmem"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 	"github.com/cudapkgs/cudapkgs/plugins/tensorrt"
@@ -25,6 +28,9 @@ func Plugins() map[string]func() sdk.Fixer {
 		"cusparselt": cusparselt.New,
 		"cudss":      cudss.New,
 		"tensorrt":   tensorrt.New,
+		"nccl":       nccl.New,
+		"nvshmem":    nvshmem.New,
+		"cufftmp":    cufftmp.New,
 	}
 }
 
