@@ -98,7 +98,7 @@ func TestRebuildRefuses(t *testing.T) {
 // libraries, each once.
 func TestBuiltinProducts(t *testing.T) {
 	got := strings.Join(builtinProducts(), ",")
-	if want := "cuda,cudnn,cudss,cusparselt,cutensor,tensorrt"; got != want {
+	if want := "cuda,cudnn,cudss,cufftmp,cusparselt,cutensor,nccl,nvshmem,tensorrt"; got != want {
 		t.Errorf("builtinProducts() = %s, want %s", got, want)
 	}
 }
