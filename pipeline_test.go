@@ -146,7 +146,7 @@ func TestThirdPartyProduct(t *testing.T) {
 	for _, p := range run.Products {
 		names = append(names, p.Name)
 	}
-	if got := strings.Join(names, " "); got != "cuda acme cudnn cudss cusparselt cutensor tensorrt" {
+	if got := strings.Join(names, " "); got != "cuda acme cudnn cudss cufftmp cusparselt cutensor nccl nvshmem tensorrt" {
 		t.Errorf("products = %s", got)
 	}
 	sets, err := run.Sets(ctx)
