@@ -158,7 +158,8 @@ func TestSourcesNamesEveryManifest(t *testing.T) {
 // are there): every NVIDIA manifest there of a built-in product is in the
 // snapshot, byte for byte, and the snapshot holds no other product's folder
 // (folders of products no plugin serves would only warn "not a known
-// product" and break --strict for the snapshot's users).
+// product" and break --strict for the snapshot's users). The manifests made
+// from wheels (wheels/, recorded by manifests fetch) are in it too.
 func TestCurrentWithShared(t *testing.T) {
 	dir := shared.Manifests(t)
 	files, err := Read(archive)
@@ -177,9 +178,13 @@ func TestCurrentWithShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	made, err := filepath.Glob(filepath.Join("wheels", "*", "redistrib_*.json"))
+	if err != nil || len(made) == 0 {
+		t.Fatalf("no manifests made from wheels in wheels/: %v", err)
+	}
 	taken := 0
-	for _, p := range paths {
-		key := filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator)))
+	for _, p := range append(paths, made...) {
+		key := filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(p, dir+string(filepath.Separator)), "wheels"+string(filepath.Separator)))
 		if !known[strings.SplitN(key, "/", 2)[0]] {
 			continue
 		}

@@ -234,6 +234,7 @@ func TestManifestsErrors(t *testing.T) {
 		{"bad mirror", fetch("--mirror", "mirror.example"), 2, `mirror: "mirror.example"`},
 		{"bad timeout", fetch("--timeout", "0s"), 2, "--timeout 0s: expected a positive duration"},
 		{"bad retries", fetch("--retries", "-1"), 2, "--retries -1: expected 0 or more"},
+		{"bad index URL", fetch("--product", "nccl", "--index-url", "ftp://pypi.example/simple"), 2, `--index-url: index URL "ftp://pypi.example/simple": expected an absolute http or https URL`},
 		{"invalid manifest", fetch("--release", "cuda=12.4.1"), 1, "invalid JSON"},
 		{"missing manifest", fetch("--release", "cuda=12.6.3"), 1, "cuda/redistrib_12.6.3.json: every source failed (1 URL tried):\n  " + s.url("nv") + "/compute/cuda/redist/redistrib_12.6.3.json (try 1): HTTP 404 Not Found"},
 		{"bad lock file", fetch("--release", "cuda=12.4.1", "--lock", badLock), 1, badLock + ":1:30: invalid lock file: \"manifests\" is a JSON array, expected an object"},
@@ -256,6 +257,42 @@ func TestManifestsErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cache", "cuda", "redistrib_12.4.1.json")); !os.IsNotExist(err) {
 		t.Errorf("invalid manifest cached (%v)", err)
+	}
+}
+
+// A wheel product's manifests come from the index PIP_INDEX_URL names, as
+// pip's; --index-url wins over it.
+func TestManifestsFetchWheels(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		name := strings.Trim(strings.TrimPrefix(r.URL.Path, "/simple/"), "/")
+		data, err := os.ReadFile(filepath.Join("..", "..", "core", "pyindex", "testdata", "pages", name+".json"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Setenv("PIP_INDEX_URL", srv.URL+"/simple/")
+	code, out, errs := runCLI(t, "manifests", "fetch", "--product", "cufftmp", "--cache", filepath.Join(dir, "cache"), "--lock", filepath.Join(dir, "cudapkgs.lock"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wantOutput(t, "stdout", out+errs, "2 manifests in "+filepath.Join(dir, "cache"))
+	if got := strings.Join(asked, " "); got != "/simple/nvidia-cufftmp-cu12/ /simple/nvidia-cufftmp-cu13/" {
+		t.Errorf("asked %s", got)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cache", "cufftmp", "redistrib_12.1.3.2.json"))
+	if err != nil || !strings.Contains(string(data), `"index": "`+srv.URL+`/simple/"`) {
+		t.Errorf("the manifest does not name the index: %v\n%s", err, data)
+	}
+	code, _, errs = runCLI(t, "manifests", "fetch", "--product", "cufftmp", "--index-url", srv.URL+"/none/", "--cache", filepath.Join(dir, "cache2"), "--lock", filepath.Join(dir, "other.lock"))
+	if code != 1 || !strings.Contains(errs, "/none/nvidia-cufftmp-cu12/ (project nvidia-cufftmp-cu12): HTTP 404: the index has no such project") {
+		t.Errorf("--index-url over PIP_INDEX_URL: exit %d: %s", code, errs)
 	}
 }
 
@@ -306,6 +343,11 @@ func TestFetchedByDefault(t *testing.T) {
 	}
 	if got := lays["cudnn"]; got != (source.Layout{Base: source.DefaultBase, Path: "compute/cudnn/redist"}) {
 		t.Errorf("cudnn's layout = %+v", got)
+	}
+	// Wheel products have no NVIDIA folder: their manifests are made from
+	// the index's pages.
+	if _, ok := lays["nccl"]; ok {
+		t.Errorf("nccl has a layout: %+v", lays["nccl"])
 	}
 }
 

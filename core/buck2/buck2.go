@@ -157,6 +157,11 @@ func (g *generator) repoBuck(r *archives.Archive) {
 	if r.Archive.StripPrefix != "" {
 		args = append(args, buildfile.Arg("strip_prefix", buildfile.Str(r.Archive.StripPrefix)))
 	}
+	if r.Archive.Type != "" {
+		// A wheel: the prelude's http_archive tells the format by the
+		// name, and .whl is not one it knows.
+		args = append(args, buildfile.Arg("type", buildfile.Str(r.Archive.Type)))
+	}
 	if len(subTargets) > 0 {
 		args = append(args, buildfile.Arg("sub_targets", buildfile.SortedStrList(subTargets)))
 	}

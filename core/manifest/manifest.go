@@ -95,6 +95,14 @@ type Archive struct {
 	SHA256       string
 	MD5          string
 	Size         int64
+	// URL is where the archive is downloaded from when it is not below the
+	// product's base (a wheel from a Python package index: the index says
+	// where each file is). "" for NVIDIA's archives.
+	URL string
+	// StripPrefix is the folder inside the archive that holds the
+	// package's files when the manifest says so (a wheel's "nvidia/nccl");
+	// "" leaves it to the product.
+	StripPrefix string
 }
 
 // VariantVersion returns the CUDA version a variant key names ("cuda12" -> 12).

@@ -102,6 +102,9 @@ func descriptionFromPB(d *pb.DescribeResponse) sdk.Description {
 		for _, h := range pf.GetLocalHints() {
 			f.LocalHints = append(f.LocalHints, sdk.LocalHint{Component: h.GetComponent(), Rel: h.GetRel(), Kind: h.GetKind(), Key: h.GetKey()})
 		}
+		for _, w := range pf.GetWheels() {
+			f.Wheels = append(f.Wheels, sdk.WheelProject{Project: w.GetProject(), CUDAMajors: w.GetCudaMajors(), Package: w.GetPackage(), Prefix: w.GetPrefix()})
+		}
 		out.Facts = append(out.Facts, f)
 	}
 	return out

@@ -9,8 +9,11 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
 	"github.com/cudapkgs/cudapkgs/plugins/cudss"
+	"github.com/cudapkgs/cudapkgs/plugins/cufftmp"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
+	"github.com/cudapkgs/cudapkgs/plugins/nccl"
+	"github.com/cudapkgs/cudapkgs/plugins/nvshmem"
 	"github.com/cudapkgs/cudapkgs/plugins/nvtiff"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -27,6 +30,9 @@ func Plugins() map[string]func() sdk.Fixer {
 		"cudss":      cudss.New,
 		"tensorrt":   tensorrt.New,
 		"nvtiff":     nvtiff.New,
+		"nccl":       nccl.New,
+		"nvshmem":    nvshmem.New,
+		"cufftmp":    cufftmp.New,
 	}
 }
 

@@ -102,6 +102,9 @@ func descriptionToPB(d Description) *pb.DescribeResponse {
 		for _, h := range f.LocalHints {
 			pf.LocalHints = append(pf.LocalHints, &pb.LocalHint{Component: h.Component, Rel: h.Rel, Kind: h.Kind, Key: h.Key})
 		}
+		for _, w := range f.Wheels {
+			pf.Wheels = append(pf.Wheels, &pb.WheelProject{Project: w.Project, CudaMajors: w.CUDAMajors, Package: w.Package, Prefix: w.Prefix})
+		}
 		out.Facts = append(out.Facts, pf)
 	}
 	return out

@@ -37,6 +37,10 @@ var moves = []move{
 	// helpers (TreeLauncherSubreaper, TreeLauncherTargetLdPreloadHelper)
 	// beside it in bin/; the archive keeps the tool's files together.
 	{wheel: regexp.MustCompile(`^nvidia-cuda-sanitizer-api$`), from: "bin/TreeLauncher", to: "compute-sanitizer/TreeLauncher"},
+	// cuFFTMp's wheels keep everything below cu<major>/, which the
+	// archive's strip prefix (nvidia/cufftmp/cu<major>) takes off.
+	{wheel: regexp.MustCompile(`^nvidia-cufftmp-cu12$`), from: "cu12/", to: ""},
+	{wheel: regexp.MustCompile(`^nvidia-cufftmp-cu13$`), from: "cu13/", to: ""},
 }
 
 // archivePath is where the archive keeps a wheel's file.
