@@ -34,6 +34,11 @@ type Product struct {
 	// NoCUDA marks a product that needs no CUDA at all (NVPL): batches may
 	// then carry no CUDA version, and Call.CUDA is zero.
 	NoCUDA bool
+	// Wheels are the Python package index projects the product's packages
+	// also come from (ProductFacts.Wheels). A product with Wheels and no
+	// Path comes from wheels only (NCCL); with both, the user picks the
+	// source per product (docs/sources.md).
+	Wheels []WheelProject
 	// Platforms are the target platforms NVIDIA serves and the declaration
 	// describes. The host marks an archive for any other platform unusable,
 	// in the same words for every product (Windows archives, today).
@@ -104,7 +109,9 @@ func (r Range) check() error {
 // Shared("lib/libcudnn.so", ReleaseMajor) is lib/libcudnn.so.9 for cuDNN 9.
 const ReleaseMajor = "{major}"
 
-// FileSpec is one output of a package (File), for the releases of Range.
+// FileSpec is one output of a package (File), for the releases of Range
+// and, when CUDA is set, only in archives for those CUDA majors ("12"): a
+// wheel's files may differ per CUDA major while its release does not.
 // ReleaseMajor in Path is the release's major; a shared library's SONAME
 // is its file name.
 type FileSpec struct {
@@ -112,6 +119,7 @@ type FileSpec struct {
 	Path string
 	Kind Kind
 	Role Role
+	CUDA []string
 }
 
 // Header is an include folder or a header, for the target.
@@ -145,6 +153,13 @@ func (f FileSpec) From(v string) FileSpec { f.Range.From = v; return f }
 
 // Below bounds the file to releases below v.
 func (f FileSpec) Below(v string) FileSpec { f.Range.Below = v; return f }
+
+// ForCUDA bounds the file to archives for these CUDA majors: the archive's
+// variant ("cuda12"), or the batch's CUDA major for an archive without one.
+func (f FileSpec) ForCUDA(majors ...string) FileSpec { f.CUDA = majors; return f }
+
+// forCUDA reports whether the file is in an archive for CUDA major m.
+func (f FileSpec) forCUDA(m string) bool { return len(f.CUDA) == 0 || slices.Contains(f.CUDA, m) }
 
 // DepSpec is an edge (Dep's fields of the same names) for the releases of
 // Range. SameRelease points it at the package of the set whose release has
@@ -241,6 +256,11 @@ func (p Product) Check() error {
 			if err := f.check(); err != nil {
 				return bad("package %s: file %q: %v", ps.Manifest, f.Path, err)
 			}
+			for _, m := range f.CUDA {
+				if n, err := strconv.Atoi(m); err != nil || n <= 0 || strconv.Itoa(n) != m {
+					return bad("package %s: file %q: CUDA major %q: expected a number such as \"12\"", ps.Manifest, f.Path, m)
+				}
+			}
 		}
 		for _, d := range ps.Deps {
 			if d.Package == "" {
@@ -289,12 +309,13 @@ func (d declared) Describe() Description {
 		name = d.p.Name
 	}
 	base := d.p.Base
-	if base == "" {
+	if base == "" && (d.p.Path != "" || len(d.p.Wheels) == 0) {
+		// A wheel-only product has no NVIDIA folder to locate.
 		base = NVIDIABase
 	}
 	return Description{Name: name, Products: []string{d.p.Name}, Facts: []ProductFacts{{
 		Product: d.p.Name, Unlisted: d.p.Unlisted, Base: base, Path: d.p.Path, FlatCUDA: d.p.FlatCUDA,
-		StripPrefix: d.p.StripPrefix, Platforms: d.p.Platforms, NoCUDA: d.p.NoCUDA,
+		StripPrefix: d.p.StripPrefix, Platforms: d.p.Platforms, NoCUDA: d.p.NoCUDA, Wheels: slices.Clone(d.p.Wheels),
 	}}}
 }
 
@@ -360,16 +381,24 @@ func (d declared) answer(c Call, spec *PackageSpec, p Package, r *PackageResult)
 	}
 	r.StaticLinkopts = slices.Clone(spec.StaticLinkopts)
 	major := strconv.Itoa(rel.Major())
-	var files []File
-	for _, f := range spec.Files {
-		if !f.holds(rel) {
-			continue
+	batchCUDA, _, _ := strings.Cut(c.Batch.CUDA, ".")
+	files := func(a Archive) []File {
+		cuda := strings.TrimPrefix(a.Variant, "cuda")
+		if a.Variant == "" {
+			cuda = batchCUDA
 		}
-		out := File{Path: strings.ReplaceAll(f.Path, ReleaseMajor, major), Kind: f.Kind, Role: f.Role}
-		if f.Kind == SharedLib {
-			out.SONAME = path.Base(out.Path)
+		var out []File
+		for _, f := range spec.Files {
+			if !f.holds(rel) || !f.forCUDA(cuda) {
+				continue
+			}
+			o := File{Path: strings.ReplaceAll(f.Path, ReleaseMajor, major), Kind: f.Kind, Role: f.Role}
+			if f.Kind == SharedLib {
+				o.SONAME = path.Base(o.Path)
+			}
+			out = append(out, o)
 		}
-		files = append(files, out)
+		return out
 	}
 	title := spec.Title
 	if title == "" {
@@ -390,7 +419,7 @@ func (d declared) answer(c Call, spec *PackageSpec, p Package, r *PackageResult)
 		return nil
 	}
 	for _, a := range p.Archives {
-		pr := PlatformResult{Files: slices.Clone(files)}
+		pr := PlatformResult{Files: files(a)}
 		pr.Unusable, pr.Judged = c.Batch.Config.JudgeCapabilities(a.Platform, floor)
 		r.Platforms[a.Platform] = pr
 	}
