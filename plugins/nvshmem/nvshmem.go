@@ -23,7 +23,7 @@ func Declaration() sdk.Product {
 	files := []sdk.FileSpec{
 		sdk.Header("include"),
 		sdk.Shared("lib/libnvshmem_host.so", "3"),
-		sdk.Static("lib/libnvshmem_device.a"),
+		sdk.Static("lib/libnvshmem_device.a").Wheeled(),
 		sdk.DataFile("share"),
 		// CUDA 13 dropped Volta (sm_70); its wheels start at Turing.
 		sdk.DataFile("lib/libnvshmem_device_sm_70.bc").ForCUDA("12"),

@@ -120,6 +120,10 @@ type FileSpec struct {
 	Kind Kind
 	Role Role
 	CUDA []string
+	// InWheels: the product's wheels carry this static library too
+	// (NVSHMEM's device library, linked only statically). Other static
+	// libraries and stubs are left out of a wheel's answer.
+	InWheels bool
 }
 
 // Header is an include folder or a header, for the target.
@@ -153,6 +157,9 @@ func (f FileSpec) From(v string) FileSpec { f.Range.From = v; return f }
 
 // Below bounds the file to releases below v.
 func (f FileSpec) Below(v string) FileSpec { f.Range.Below = v; return f }
+
+// Wheeled says the product's wheels carry this static library or stub too.
+func (f FileSpec) Wheeled() FileSpec { f.InWheels = true; return f }
 
 // ForCUDA bounds the file to archives for these CUDA majors: the archive's
 // variant ("cuda12"), or the batch's CUDA major for an archive without one.
@@ -387,9 +394,12 @@ func (d declared) answer(c Call, spec *PackageSpec, p Package, r *PackageResult)
 		if a.Variant == "" {
 			cuda = batchCUDA
 		}
+		// A wheel carries what Python loads: no static library and no
+		// stub, so naming them would point the build at missing files.
+		wheel := strings.HasSuffix(a.RelativePath, ".whl")
 		var out []File
 		for _, f := range spec.Files {
-			if !f.holds(rel) || !f.forCUDA(cuda) {
+			if !f.holds(rel) || !f.forCUDA(cuda) || (wheel && (f.Kind == StaticLib || f.Kind == StubLib) && !f.InWheels) {
 				continue
 			}
 			o := File{Path: strings.ReplaceAll(f.Path, ReleaseMajor, major), Kind: f.Kind, Role: f.Role}

@@ -238,3 +238,31 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// A wheel carries no static library and no stub unless the declaration
+// says its wheels do (Wheeled): an NVIDIA archive of the same release keeps
+// them.
+func TestDeclaredWheelArchive(t *testing.T) {
+	p := Product{Name: "w", Title: "W", Path: "compute/w/redist", Platforms: []string{"linux-x86_64"},
+		Packages: []PackageSpec{{Manifest: "libw", Files: []FileSpec{
+			Shared("lib/libw.so", "0"), Static("lib/libw_static.a"), Stub("lib/stubs/libw.so"), Static("lib/libw_device.a").Wheeled(),
+		}}}}
+	for _, tt := range []struct{ rel, want string }{
+		{"libw/linux-x86_64/libw-linux-x86_64-1.0.0-archive.tar.xz", "lib/libw.so.0,lib/libw_static.a,lib/stubs/libw.so,lib/libw_device.a"},
+		{"nvidia-w-cu12/nvidia_w_cu12-1.0.0-py3-none-manylinux_2_17_x86_64.whl", "lib/libw.so.0,lib/libw_device.a"},
+	} {
+		b := &Batch{CUDA: "12.9.0", Product: "w", Packages: []Package{{Name: "libw", Manifest: "libw", Product: "w", Release: "1.0", Version: "1.0.0",
+			Archives: []Archive{{Platform: "linux-x86_64", Variant: "cuda12", RelativePath: tt.rel}}}}}
+		res, err := p.Fixer().Fixup(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range res.Packages[0].Platforms["linux-x86_64"].Files {
+			got = append(got, f.Path)
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("%s: files %q, want %s", tt.rel, got, tt.want)
+		}
+	}
+}
