@@ -474,6 +474,38 @@ func TestManifestsFetchSourceWheels(t *testing.T) {
 	if _, ok := m.Libcudss["linux-aarch64"]; ok {
 		t.Errorf("a wheel gave Jetson's key linux-aarch64")
 	}
+	// generate --source cudss=wheels builds cuDSS from them: its
+	// repositories download the wheel as a zip and strip its prefix, and
+	// its static link set fails with the reason.
+	cudaJSON, err := os.ReadFile(filepath.Join(shared.Manifests(t), "cuda", "redistrib_12.6.3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "cuda"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "cuda", "redistrib_12.6.3.json"), cudaJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, "out")
+	code, _, errs = runCLI(t, "generate", "--manifests", cache, "--workspace", t.TempDir(), "--source", "cudss=wheels", "--cuda", "12.6.3", "--platform", "linux-x86_64", "--out", gen)
+	if code != 0 {
+		t.Fatalf("generate: exit %d\n%s", code, errs)
+	}
+	repos, err := os.ReadFile(filepath.Join(gen, "generated.bzl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, "generated.bzl", string(repos),
+		`"strip_prefix": "nvidia/cu12"`, `"type": "zip"`,
+		"/nvidia_cudss_cu12-0.4.0.2.post1-py3-none-manylinux_2_17_x86_64.whl\"]", `"component": "libcudss"`,
+		`"urls": ["https://files.pythonhosted.org/packages/`)
+	unusable, err := os.ReadFile(filepath.Join(gen, "unusable", "BUILD.bazel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, "unusable/BUILD.bazel", string(unusable), `name = "libcudss_static"`, "its wheels carry no static library", "--source cudss=nvidia")
+
 	// A source cuDSS does not offer is refused before the index is asked.
 	asked = nil
 	code, _, errs = runCLI(t, "manifests", "fetch", "--product", "cudss", "--source", "cudss=pip", "--index-url", srv.URL+"/simple/", "--cache", filepath.Join(dir, "cache2"), "--lock", filepath.Join(dir, "other.lock"))
