@@ -239,11 +239,12 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// A wheel carries no static library and no stub unless the declaration
-// says its wheels do (Wheeled): an NVIDIA archive of the same release keeps
-// them.
+// A product's own wheel carries no static library and no stub unless the
+// declaration says its wheels do (Wheeled): an NVIDIA archive of the same
+// release keeps them.
 func TestDeclaredWheelArchive(t *testing.T) {
 	p := Product{Name: "w", Title: "W", Path: "compute/w/redist", Platforms: []string{"linux-x86_64"},
+		Wheels: []WheelProject{{Project: "nvidia-w-cu{major}", CUDAMajors: []string{"12"}, Package: "libw", Prefix: "nvidia/w"}},
 		Packages: []PackageSpec{{Manifest: "libw", Files: []FileSpec{
 			Shared("lib/libw.so", "0"), Static("lib/libw_static.a"), Stub("lib/stubs/libw.so"), Static("lib/libw_device.a").Wheeled(),
 		}}}}
