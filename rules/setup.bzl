@@ -177,6 +177,7 @@ def cuda_declare(settings):
                 archives = [json.encode({
                     "sha256": a["sha256"],
                     "strip_prefix": a["strip_prefix"],
+                    "type": a.get("type", ""),
                     "urls": _mirrored(a, settings["mirrors"]),
                 }) for a in [archive] + [ARCHIVES[m] for m in archive.get("merge", [])]],
                 patches = [json.encode(p) for p in archive.get("patches", [])],
@@ -185,6 +186,9 @@ def cuda_declare(settings):
             kwargs = {}
             if archive["strip_prefix"]:
                 kwargs["strip_prefix"] = archive["strip_prefix"]
+            if archive.get("type"):
+                # A wheel (.whl) is a zip that Bazel does not know by its name.
+                kwargs["type"] = archive["type"]
             http_archive(
                 name = name,
                 build_file = build_file,
@@ -248,7 +252,7 @@ def _cuda_archive_impl(rctx):
     # checked against its sha256 and shares the repository cache.
     for a in rctx.attr.archives:
         a = json.decode(a)
-        rctx.download_and_extract(url = a["urls"], sha256 = a["sha256"], stripPrefix = a["strip_prefix"])
+        rctx.download_and_extract(url = a["urls"], sha256 = a["sha256"], stripPrefix = a["strip_prefix"], type = a.get("type", ""))
     for p in rctx.attr.patches:
         p = json.decode(p)
         for path, old, new in p["edits"]:
@@ -270,7 +274,7 @@ def _cuda_archive_impl(rctx):
 cuda_archive = repository_rule(
     implementation = _cuda_archive_impl,
     attrs = {
-        "archives": attr.string_list(mandatory = True, doc = "JSON {urls, sha256, strip_prefix}: the package's archive, then those merged into it"),
+        "archives": attr.string_list(mandatory = True, doc = "JSON {urls, sha256, strip_prefix, type}: the package's archive, then those merged into it"),
         "build_file": attr.label(allow_single_file = True, mandatory = True),
         "patches": attr.string_list(doc = "JSON {name, why, edits: [[path, old, new]]}: text replacements, each matching once"),
     },

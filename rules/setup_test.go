@@ -81,6 +81,12 @@ ARCHIVES = {
         "sha256": "dnn", "strip_prefix": "", "targets": ["cudnn"],
         "urls": ["https://example.com/cudnn-9.1.0.tar.xz"], "version": "9.1.0",
     },
+    "nccl_2_32_6_linux_x86_64": {
+        "component": "nccl", "cuda": ["12.6.3"], "key": "linux-x86_64",
+        "mirror_path": "", "platforms": ["linux-x86_64"],
+        "sha256": "whl", "strip_prefix": "nvidia/nccl", "targets": ["nccl"], "type": "zip",
+        "urls": ["https://files.example/nvidia_nccl_cu12-2.32.6-py3-none-manylinux_2_27_x86_64.whl"], "version": "2.32.6",
+    },
 }
 `
 
@@ -271,6 +277,9 @@ func TestRepositories(t *testing.T) {
 			"files": {"bin/nvcc": "/usr/local/cuda-12.6/bin/nvcc"}},
 		"cudnn_9_1_0_linux_x86_64": {"rule": "http_archive", "name": "cudnn_9_1_0_linux_x86_64",
 			"build_file": Label("//repos:cudnn_9_1_0_linux_x86_64.BUILD"), "sha256": "dnn", "urls": ["https://example.com/cudnn-9.1.0.tar.xz"]},
+		"nccl_2_32_6_linux_x86_64": {"rule": "http_archive", "name": "nccl_2_32_6_linux_x86_64",
+			"build_file": Label("//repos:nccl_2_32_6_linux_x86_64.BUILD"), "sha256": "whl", "strip_prefix": "nvidia/nccl", "type": "zip",
+			"urls": ["https://files.example/nvidia_nccl_cu12-2.32.6-py3-none-manylinux_2_27_x86_64.whl"]},
 	}`
 	for _, tc := range []struct {
 		name, expr string
@@ -700,11 +709,11 @@ func TestCudaArchiveImpl(t *testing.T) {
 			"name": starlark.String("cuda~~cuda~cuda_cuda_nvcc_12_4_131_linux_x86_64"),
 			"download_and_extract": builtin("download_and_extract", func(_ starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				var url *starlark.List
-				var sha, strip string
-				if err := starlark.UnpackArgs("download_and_extract", nil, kwargs, "url", &url, "sha256", &sha, "stripPrefix", &strip); err != nil {
+				var sha, strip, typ string
+				if err := starlark.UnpackArgs("download_and_extract", nil, kwargs, "url", &url, "sha256", &sha, "stripPrefix", &strip, "type?", &typ); err != nil {
 					return nil, err
 				}
-				downloads = append(downloads, sha+":"+strip)
+				downloads = append(downloads, sha+":"+strip+":"+typ)
 				if sha == "nvcc" {
 					files["include/crt/math_functions.h"] = header
 				}
@@ -745,7 +754,8 @@ func TestCudaArchiveImpl(t *testing.T) {
 		return files, downloads, err
 	}
 	archives := `["{\"urls\": [\"http://127.0.0.1:1/nvcc.tar.xz\"], \"sha256\": \"nvcc\", \"strip_prefix\": \"nvcc-archive\"}",
-		"{\"urls\": [\"http://127.0.0.1:1/nvvm.tar.xz\"], \"sha256\": \"nvvm\", \"strip_prefix\": \"nvvm-archive\"}"]`
+		"{\"urls\": [\"http://127.0.0.1:1/nvvm.tar.xz\"], \"sha256\": \"nvvm\", \"strip_prefix\": \"nvvm-archive\"}",
+		"{\"urls\": [\"http://127.0.0.1:1/x.whl\"], \"sha256\": \"whl\", \"strip_prefix\": \"nvidia/x\", \"type\": \"zip\"}"]`
 	patch := func(old string) string {
 		return `['{"name": "glibc", "why": "glibc 2.41", "edits": [["include/crt/math_functions.h", ` + strconv.Quote(old) + `, "double sinpi(double x) T;"]]}']`
 	}
@@ -754,7 +764,7 @@ func TestCudaArchiveImpl(t *testing.T) {
 	if err != nil {
 		t.Fatal(errorText(err))
 	}
-	if d := cmp.Diff([]string{"nvcc:nvcc-archive", "nvvm:nvvm-archive"}, downloads); d != "" {
+	if d := cmp.Diff([]string{"nvcc:nvcc-archive:", "nvvm:nvvm-archive:", "whl:nvidia/x:zip"}, downloads); d != "" {
 		t.Errorf("downloads (-want +got):\n%s", d)
 	}
 	if got := files["include/crt/math_functions.h"]; got != "#include \"builtin_types.h\"\ndouble sinpi(double x) T;\n" {

@@ -71,9 +71,13 @@ func TestEmbeddedLoads(t *testing.T) {
 	if ws := c.Warnings(); len(ws) > 0 {
 		t.Errorf("warnings: %v", ws)
 	}
-	for _, p := range []string{"cuda", "cudnn", "cutensor", "cusparselt", "cudss", "tensorrt"} {
-		if len(c.Releases(p)) == 0 {
-			t.Errorf("no %s manifest", p)
+	ps, err := builtin.Products()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps.List {
+		if len(c.Releases(p.Name)) == 0 {
+			t.Errorf("no %s manifest: every built-in product has its manifests in the snapshot", p.Name)
 		}
 	}
 	if len(c.Releases("cuda")) < 30 {
@@ -154,7 +158,8 @@ func TestSourcesNamesEveryManifest(t *testing.T) {
 // are there): every NVIDIA manifest there of a built-in product is in the
 // snapshot, byte for byte, and the snapshot holds no other product's folder
 // (folders of products no plugin serves would only warn "not a known
-// product" and break --strict for the snapshot's users).
+// product" and break --strict for the snapshot's users). The manifests made
+// from wheels (wheels/, recorded by manifests fetch) are in it too.
 func TestCurrentWithShared(t *testing.T) {
 	dir := shared.Manifests(t)
 	files, err := Read(archive)
@@ -173,9 +178,13 @@ func TestCurrentWithShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	made, err := filepath.Glob(filepath.Join("wheels", "*", "redistrib_*.json"))
+	if err != nil || len(made) == 0 {
+		t.Fatalf("no manifests made from wheels in wheels/: %v", err)
+	}
 	taken := 0
-	for _, p := range paths {
-		key := filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator)))
+	for _, p := range append(paths, made...) {
+		key := filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(p, dir+string(filepath.Separator)), "wheels"+string(filepath.Separator)))
 		if !known[strings.SplitN(key, "/", 2)[0]] {
 			continue
 		}

@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cudapkgs/cudapkgs"
+	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/core/pyindex"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
@@ -43,6 +45,8 @@ type fetchFlags struct {
 	products, releases   []string
 	mirrors, productURLs []string
 	base, cache, lock    string
+	indexURL             string
+	sources              []string
 	updateLock           bool
 	timeout              time.Duration
 	retries              int
@@ -96,6 +100,8 @@ func (f *fetchFlags) bind(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL laid out like NVIDIA's server, tried before --base (repeatable, or comma-separated where each starts with https://, http:// or file://; tried in the order given)")
 	fl.StringVar(&f.base, "base", source.DefaultBase, "NVIDIA's server, tried after the mirrors")
 	fl.StringArrayVar(&f.productURLs, "product-url", nil, "product=URL: the folder holding that product's redistrib_<version>.json files, replacing the layout (repeatable, or comma-separated where each is product=URL; required for tensorrt)")
+	fl.StringSliceVar(&f.sources, "source", nil, "where a product offered both ways comes from: PRODUCT=wheels (the index of --index-url) or PRODUCT=nvidia (the default where NVIDIA publishes manifests); as generate's --source")
+	fl.StringVar(&f.indexURL, "index-url", "", "Python package index (PEP 691 JSON API) that wheel products (nccl, nvshmem, cufftmp) are read from, as pip's --index-url (default: $PIP_INDEX_URL, else "+pyindex.DefaultIndexURL+")")
 	fl.StringVar(&f.cache, "cache", "", "cache folder (default: <user cache>/cudapkgs/manifests)")
 	fl.StringVar(&f.lock, "lock", source.LockFileName, "lock file pinning each manifest's sha256")
 	fl.BoolVar(&f.updateLock, "update-lock", false, "accept downloads that differ from the lock file and replace their entries")
@@ -194,6 +200,31 @@ func (f *fetchFlags) options(products []pkgset.Product) (source.Options, error) 
 		o.Sources.Base = f.base
 	}
 	o.Sources.Layouts, o.Sources.Unlisted = layouts(products)
+	picked, err := config.ParseSources(f.sources, pkgset.Sources(products))
+	if err != nil {
+		return o, usagef("--source %v", strings.TrimPrefix(err.Error(), "option sources: "))
+	}
+	o.Wheels = map[string][]pyindex.Project{}
+	for _, p := range products {
+		if wheelOnly(p) || picked[p.Name] == config.SourceWheels {
+			o.Wheels[p.Name] = p.Wheels
+		}
+	}
+	// As pip: the flag, else PIP_INDEX_URL, else PyPI.
+	o.IndexURL = f.indexURL
+	if o.IndexURL == "" {
+		o.IndexURL = os.Getenv("PIP_INDEX_URL")
+	}
+	if o.IndexURL == "" {
+		o.IndexURL = pyindex.DefaultIndexURL
+	}
+	if err := pyindex.CheckIndexURL(o.IndexURL); err != nil {
+		from := "--index-url"
+		if f.indexURL == "" {
+			from = "PIP_INDEX_URL"
+		}
+		return o, usagef("%s: %v", from, err)
+	}
 	for _, pu := range splitList(f.productURLs, beforeProductURL) {
 		p, u, ok := strings.Cut(pu, "=")
 		if !ok {
@@ -259,6 +290,9 @@ func (f *fetchFlags) options(products []pkgset.Product) (source.Options, error) 
 		o.Products = fetchedByDefault(products, o.Sources)
 	}
 	for _, p := range o.Products {
+		if len(o.Wheels[p]) > 0 {
+			continue
+		}
 		if _, err := o.Sources.Folders(p); err != nil {
 			var np *source.NoProductURLError
 			if errors.As(err, &np) {
@@ -334,6 +368,10 @@ func fetchedByDefault(products []pkgset.Product, s source.Sources) []string {
 	return append(ps, extra...)
 }
 
+// wheelOnly: a product whose manifests are made from its wheels, with no
+// NVIDIA folder of its own.
+func wheelOnly(p pkgset.Product) bool { return len(p.Wheels) > 0 && p.Base == "" }
+
 // layouts say where the plugins publish their products' manifests, and
 // which products have none.
 func layouts(products []pkgset.Product) (map[string]source.Layout, []string) {
@@ -342,6 +380,9 @@ func layouts(products []pkgset.Product) (map[string]source.Layout, []string) {
 	for _, p := range products {
 		if p.Unlisted {
 			unlisted = append(unlisted, p.Name)
+			continue
+		}
+		if wheelOnly(p) {
 			continue
 		}
 		layouts[p.Name] = source.Layout{Base: p.Base, Path: p.Path}

@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -233,6 +235,7 @@ func TestManifestsErrors(t *testing.T) {
 		{"bad mirror", fetch("--mirror", "mirror.example"), 2, `mirror: "mirror.example"`},
 		{"bad timeout", fetch("--timeout", "0s"), 2, "--timeout 0s: expected a positive duration"},
 		{"bad retries", fetch("--retries", "-1"), 2, "--retries -1: expected 0 or more"},
+		{"bad index URL", fetch("--product", "nccl", "--index-url", "ftp://pypi.example/simple"), 2, `--index-url: index URL "ftp://pypi.example/simple": expected an absolute http or https URL`},
 		{"invalid manifest", fetch("--release", "cuda=12.4.1"), 1, "invalid JSON"},
 		{"missing manifest", fetch("--release", "cuda=12.6.3"), 1, "cuda/redistrib_12.6.3.json: every source failed (1 URL tried):\n  " + s.url("nv") + "/compute/cuda/redist/redistrib_12.6.3.json (try 1): HTTP 404 Not Found"},
 		{"bad lock file", fetch("--release", "cuda=12.4.1", "--lock", badLock), 1, badLock + ":1:30: invalid lock file: \"manifests\" is a JSON array, expected an object"},
@@ -258,6 +261,42 @@ func TestManifestsErrors(t *testing.T) {
 	}
 }
 
+// A wheel product's manifests come from the index PIP_INDEX_URL names, as
+// pip's; --index-url wins over it.
+func TestManifestsFetchWheels(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		name := strings.Trim(strings.TrimPrefix(r.URL.Path, "/simple/"), "/")
+		data, err := os.ReadFile(filepath.Join("..", "..", "core", "pyindex", "testdata", "pages", name+".json"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Setenv("PIP_INDEX_URL", srv.URL+"/simple/")
+	code, out, errs := runCLI(t, "manifests", "fetch", "--product", "cufftmp", "--cache", filepath.Join(dir, "cache"), "--lock", filepath.Join(dir, "cudapkgs.lock"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wantOutput(t, "stdout", out+errs, "2 manifests in "+filepath.Join(dir, "cache"))
+	if got := strings.Join(asked, " "); got != "/simple/nvidia-cufftmp-cu12/ /simple/nvidia-cufftmp-cu13/" {
+		t.Errorf("asked %s", got)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cache", "cufftmp", "redistrib_12.1.3.2.json"))
+	if err != nil || !strings.Contains(string(data), `"index": "`+srv.URL+`/simple/"`) {
+		t.Errorf("the manifest does not name the index: %v\n%s", err, data)
+	}
+	code, _, errs = runCLI(t, "manifests", "fetch", "--product", "cufftmp", "--index-url", srv.URL+"/none/", "--cache", filepath.Join(dir, "cache2"), "--lock", filepath.Join(dir, "other.lock"))
+	if code != 1 || !strings.Contains(errs, "/none/nvidia-cufftmp-cu12/ (project nvidia-cufftmp-cu12): HTTP 404: the index has no such project") {
+		t.Errorf("--index-url over PIP_INDEX_URL: exit %d: %s", code, errs)
+	}
+}
+
 func TestManifestsHelp(t *testing.T) {
 	code, out, _ := runCLI(t, "manifests", "fetch", "--help")
 	if code != 0 {
@@ -274,13 +313,24 @@ func TestManifestsHelp(t *testing.T) {
 // Without --product, fetch takes the built-in products NVIDIA publishes
 // manifests for, plus any product given a URL; TensorRT only with one.
 func TestFetchedByDefault(t *testing.T) {
+	// The built-ins NVIDIA lists, the toolkit first, from plugins/builtin.
+	var listed []string
+	for _, p := range builtintest.Products(t) {
+		if !p.Unlisted {
+			listed = append(listed, p.Name)
+		}
+	}
+	if len(listed) < 2 || listed[0] != "cuda" || slices.Contains(listed, "tensorrt") {
+		t.Fatalf("listed built-ins = %s", listed)
+	}
+	byDefault := strings.Join(listed, ",")
 	tests := []struct {
 		urls map[string]string
 		want string
 	}{
-		{nil, "cuda,cublasmp,cudnn,cudss,cusolvermp,cusparselt,cutensor,nppplus,nvcomp,nvjpeg2000,nvpl,nvtiff"},
-		{map[string]string{"tensorrt": "https://t.example/"}, "cuda,cublasmp,cudnn,cudss,cusolvermp,cusparselt,cutensor,nppplus,nvcomp,nvjpeg2000,nvpl,nvtiff,tensorrt"},
-		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, "cuda,cublasmp,cudnn,cudss,cusolvermp,cusparselt,cutensor,nppplus,nvcomp,nvjpeg2000,nvpl,nvtiff,aa,zz"},
+		{nil, byDefault},
+		{map[string]string{"tensorrt": "https://t.example/"}, byDefault + ",tensorrt"},
+		{map[string]string{"zz": "https://z.example/", "cuda": "https://c.example/", "aa": "https://a.example/"}, byDefault + ",aa,zz"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(fetchedByDefault(builtintest.Products(t), source.Sources{ProductURLs: tt.urls}), ",")
@@ -294,6 +344,11 @@ func TestFetchedByDefault(t *testing.T) {
 	}
 	if got := lays["cudnn"]; got != (source.Layout{Base: source.DefaultBase, Path: "compute/cudnn/redist"}) {
 		t.Errorf("cudnn's layout = %+v", got)
+	}
+	// Wheel products have no NVIDIA folder: their manifests are made from
+	// the index's pages.
+	if _, ok := lays["nccl"]; ok {
+		t.Errorf("nccl has a layout: %+v", lays["nccl"])
 	}
 }
 
@@ -334,5 +389,127 @@ func TestManifestsFetchThirdPartyProduct(t *testing.T) {
 	code, _, errs = runCLI(t, "manifests", "fetch", "--workspace", t.TempDir(), "--mirror", s.url("m"), "--cache", cache, "--lock", lock, "--release", "acme=1.0.0")
 	if code == 0 || !strings.Contains(errs, "acme") {
 		t.Errorf("without the plugin: exit %d: %s", code, errs)
+	}
+}
+
+// cuDSS is offered both ways: --source cudss=wheels makes its manifests from
+// the index's real pages (recorded from PyPI on 2026-12-05), one per
+// release with a cuda12 and, from 0.7, a cuda13 variant, each archive the
+// wheel's URL, sha256, size and prefix.
+func TestManifestsFetchSourceWheels(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		name := strings.Trim(strings.TrimPrefix(r.URL.Path, "/simple/"), "/")
+		data, err := os.ReadFile(filepath.Join("..", "..", "core", "pyindex", "testdata", "pages", name+".json"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	code, out, errs := runCLI(t, "manifests", "fetch", "--product", "cudss", "--source", "cudss=wheels", "--index-url", srv.URL+"/simple/", "--cache", cache, "--lock", filepath.Join(dir, "cudapkgs.lock"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got := strings.Join(asked, " "); got != "/simple/nvidia-cudss-cu12/ /simple/nvidia-cudss-cu13/" {
+		t.Errorf("asked %s", got)
+	}
+	// 0.4.0.2 (its .post1 serving), 0.5.0.16, 0.6.0.5, 0.7.0.20, 0.7.1.4,
+	// 0.7.1.6, 0.8.0.10, 1.0.0.35; cu13's 0.0.0a0 placeholder is none.
+	wantOutput(t, "stdout", out+errs, "8 manifests in "+cache)
+	entries, err := os.ReadDir(filepath.Join(cache, "cudss"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got, want := strings.Join(names, " "), "redistrib_0.4.0.2.json redistrib_0.5.0.16.json redistrib_0.6.0.5.json redistrib_0.7.0.20.json redistrib_0.7.1.4.json redistrib_0.7.1.6.json redistrib_0.8.0.10.json redistrib_1.0.0.35.json"; got != want {
+		t.Errorf("cached %s\nwant %s", got, want)
+	}
+	var m struct {
+		Libcudss map[string]json.RawMessage `json:"libcudss"`
+	}
+	data, err := os.ReadFile(filepath.Join(cache, "cudss", "redistrib_0.8.0.10.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	type archive struct {
+		RelativePath string `json:"relative_path"`
+		URL          string `json:"url"`
+		SHA256       string `json:"sha256"`
+		Size         string `json:"size"`
+		StripPrefix  string `json:"strip_prefix"`
+		Wheel        struct {
+			Index, Project, File string
+		} `json:"wheel"`
+	}
+	var x86 map[string]archive
+	if err := json.Unmarshal(m.Libcudss["linux-x86_64"], &x86); err != nil {
+		t.Fatalf("linux-x86_64 of 0.8.0.10: %v\n%s", err, data)
+	}
+	want := archive{
+		RelativePath: "nvidia-cudss-cu13/nvidia_cudss_cu13-0.8.0.10-py3-none-manylinux_2_17_x86_64.whl",
+		Size:         "80682451",
+		StripPrefix:  "nvidia/cu13",
+	}
+	got := x86["cuda13"]
+	if got.RelativePath != want.RelativePath || got.Size != want.Size || got.StripPrefix != want.StripPrefix ||
+		!strings.HasPrefix(got.URL, "https://files.pythonhosted.org/") || len(got.SHA256) != 64 ||
+		got.Wheel.Index != srv.URL+"/simple/" || got.Wheel.Project != "nvidia-cudss-cu13" {
+		t.Errorf("0.8.0.10 linux-x86_64 cuda13 = %+v\nwant %+v", got, want)
+	}
+	if x86["cuda12"].StripPrefix != "nvidia/cu12" {
+		t.Errorf("cuda12's strip_prefix = %q", x86["cuda12"].StripPrefix)
+	}
+	if _, ok := m.Libcudss["linux-aarch64"]; ok {
+		t.Errorf("a wheel gave Jetson's key linux-aarch64")
+	}
+	// generate --source cudss=wheels builds cuDSS from them: its
+	// repositories download the wheel as a zip and strip its prefix, and
+	// its static link set fails with the reason.
+	cudaJSON, err := os.ReadFile(filepath.Join(shared.Manifests(t), "cuda", "redistrib_12.6.3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "cuda"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "cuda", "redistrib_12.6.3.json"), cudaJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, "out")
+	code, _, errs = runCLI(t, "generate", "--manifests", cache, "--workspace", t.TempDir(), "--source", "cudss=wheels", "--cuda", "12.6.3", "--platform", "linux-x86_64", "--out", gen)
+	if code != 0 {
+		t.Fatalf("generate: exit %d\n%s", code, errs)
+	}
+	repos, err := os.ReadFile(filepath.Join(gen, "generated.bzl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, "generated.bzl", string(repos),
+		`"strip_prefix": "nvidia/cu12"`, `"type": "zip"`,
+		"/nvidia_cudss_cu12-0.4.0.2.post1-py3-none-manylinux_2_17_x86_64.whl\"]", `"component": "libcudss"`,
+		`"urls": ["https://files.pythonhosted.org/packages/`)
+	unusable, err := os.ReadFile(filepath.Join(gen, "unusable", "BUILD.bazel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, "unusable/BUILD.bazel", string(unusable), `name = "libcudss_static"`, "its wheels carry no static library", "--source cudss=nvidia")
+
+	// A source cuDSS does not offer is refused before the index is asked.
+	asked = nil
+	code, _, errs = runCLI(t, "manifests", "fetch", "--product", "cudss", "--source", "cudss=pip", "--index-url", srv.URL+"/simple/", "--cache", filepath.Join(dir, "cache2"), "--lock", filepath.Join(dir, "other.lock"))
+	if code == 0 || !strings.Contains(errs, `"cudss=pip": unknown source "pip"`) || len(asked) != 0 {
+		t.Errorf("--source cudss=pip: exit %d, asked %v: %s", code, asked, errs)
 	}
 }

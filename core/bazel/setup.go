@@ -179,12 +179,19 @@ func (g *generator) generatedData(cfg *config.Config) {
 			keys = append(keys, "patches")
 			vals = append(vals, patchList(r.Patches))
 		}
-		keys = append(keys, "platforms", "sha256", "strip_prefix", "targets", "urls", "version")
+		keys = append(keys, "platforms", "sha256", "strip_prefix", "targets")
 		vals = append(vals,
 			buildfile.SortedStrList(slices.Collect(maps.Keys(r.Platforms))),
 			buildfile.Str(r.Archive.SHA256),
 			buildfile.Str(r.Archive.StripPrefix),
-			buildfile.SortedStrList(g.buildTargets[r.Name]),
+			buildfile.SortedStrList(g.buildTargets[r.Name]))
+		if r.Archive.Type != "" {
+			// A wheel, which Bazel does not know by its .whl name.
+			keys = append(keys, "type")
+			vals = append(vals, buildfile.Str(r.Archive.Type))
+		}
+		keys = append(keys, "urls", "version")
+		vals = append(vals,
 			buildfile.StrList(r.Archive.URLs), // mirrors first: keep the order
 			buildfile.Str(r.Version.String()))
 		aVals = append(aVals, buildfile.Dict(keys, vals))

@@ -63,7 +63,7 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, in []*pkgset.Set) 
 			if err := validate(j.r.desc.Name, j.batch, res, rs); err != nil {
 				return err
 			}
-			NotSupported(j.r.platformsOf(j.batch.Product), j.batch, res)
+			NotSupported(h.platformsOf(j.batch.Product), j.batch, res)
 			results[i] = res
 			return nil
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/manifest"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/platform"
+	"github.com/cudapkgs/cudapkgs/core/pyindex"
 	"github.com/cudapkgs/cudapkgs/core/splice"
 	"github.com/cudapkgs/cudapkgs/core/version"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -75,10 +76,20 @@ func convertFacts(d sdk.Description) ([]described, error) {
 
 func convertFact(f sdk.ProductFacts) (described, error) {
 	p := pkgset.Product{Name: f.Product, Toolkit: f.Toolkit, Unlisted: f.Unlisted, Base: f.Base, Path: f.Path}
-	if !strings.HasPrefix(f.Base, "https://") && !strings.HasPrefix(f.Base, "http://") && !strings.HasPrefix(f.Base, "file://") {
+	for _, w := range f.Wheels {
+		ps, err := convertWheels(w)
+		if err != nil {
+			return described{}, fmt.Errorf("wheels %q: %v", w.Project, err)
+		}
+		p.Wheels = append(p.Wheels, ps...)
+	}
+	// A wheel-only product's archives carry their own URLs: it has no
+	// NVIDIA folder to locate.
+	wheelOnly := len(f.Wheels) > 0 && f.Base == "" && f.Path == ""
+	if !wheelOnly && !strings.HasPrefix(f.Base, "https://") && !strings.HasPrefix(f.Base, "http://") && !strings.HasPrefix(f.Base, "file://") {
 		return described{}, fmt.Errorf("base %q: expected an https://, http:// or file:// URL", f.Base)
 	}
-	if q := strings.Trim(f.Path, "/"); q == "" || path.Clean(q) != q || q == ".." || strings.HasPrefix(q, "../") || strings.ContainsAny(q, "?#\\ ") {
+	if q := strings.Trim(f.Path, "/"); !wheelOnly && (q == "" || path.Clean(q) != q || q == ".." || strings.HasPrefix(q, "../") || strings.ContainsAny(q, "?#\\ ")) {
 		return described{}, fmt.Errorf("path %q: expected a relative URL path such as compute/<product>/redist", f.Path)
 	}
 	if f.NoCUDA && (f.Toolkit || len(f.FlatCUDA) > 0) {
@@ -135,6 +146,42 @@ func convertFact(f sdk.ProductFacts) (described, error) {
 			return described{}, fmt.Errorf("toolchain: %v", err)
 		}
 		out.toolkit.Toolchain = tc
+	}
+	return out, nil
+}
+
+// convertWheels checks one sdk.WheelProject and gives a project per CUDA
+// major.
+func convertWheels(w sdk.WheelProject) ([]pyindex.Project, error) {
+	if len(w.CUDAMajors) == 0 {
+		return nil, fmt.Errorf("no CUDA majors: expected the majors that have a project, such as [\"12\", \"13\"]")
+	}
+	if len(w.CUDAMajors) > 1 && !strings.Contains(w.Project, "{major}") {
+		return nil, fmt.Errorf("%d CUDA majors but no {major} in the project name: expected a name such as \"nvidia-nccl-cu{major}\"", len(w.CUDAMajors))
+	}
+	if err := manifest.CheckPackageName(w.Package); err != nil {
+		return nil, fmt.Errorf("package: %v", err)
+	}
+	if q := w.Prefix; q != "" && (path.Clean(q) != q || q == ".." || strings.HasPrefix(q, "../") || strings.HasPrefix(q, "/") || strings.ContainsAny(q, "?#\\ ")) {
+		return nil, fmt.Errorf("prefix %q: expected a folder inside the wheel such as \"nvidia/nccl\"", q)
+	}
+	var out []pyindex.Project
+	seen := map[string]bool{}
+	for _, m := range w.CUDAMajors {
+		if v, err := version.Parse(m); err != nil || v.Parts() != 1 {
+			return nil, fmt.Errorf("CUDA major %q: expected a number such as \"12\"", m)
+		}
+		if seen[m] {
+			return nil, fmt.Errorf("CUDA major %s given twice", m)
+		}
+		seen[m] = true
+		name := strings.ReplaceAll(w.Project, "{major}", m)
+		for _, c := range name {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+				return nil, fmt.Errorf("project name %q: expected letters, digits, '-', '_' and '.' (PEP 508)", name)
+			}
+		}
+		out = append(out, pyindex.Project{Name: name, CUDAMajor: m, Package: w.Package, Prefix: w.Prefix})
 	}
 	return out, nil
 }

@@ -60,6 +60,16 @@ func TestCheckFacts(t *testing.T) {
 		{"toolchain headers out of order", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
 			f.Toolkit, f.Toolchain = true, &sdk.Toolchain{Compiler: "c", Runtime: "r", Headers: []sdk.ToolchainHeaders{{Since: "2", Packages: []string{"r"}}, {Since: "1", Packages: []string{"r"}}}}
 		})}, "since 1 is not after 2"},
+		{"wheel-only", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{sdk.WheelProject{Project: "nvidia-nccl-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "nccl", Prefix: "nvidia/nccl"}}}}, ""},
+		{"wheels and a base", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
+			f.Wheels = []sdk.WheelProject{sdk.WheelProject{Project: "nvidia-nccl-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "nccl", Prefix: "nvidia/nccl"}}
+		})}, ""},
+		{"wheels without majors", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p", Package: "nccl"}}}}, `wheels "p": no CUDA majors`},
+		{"wheels without {major}", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p", CUDAMajors: []string{"12", "13"}, Package: "nccl"}}}}, `2 CUDA majors but no {major} in the project name`},
+		{"wheels bad major", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p{major}", CUDAMajors: []string{"12.4"}, Package: "nccl"}}}}, `CUDA major "12.4": expected a number`},
+		{"wheels prefix climbs", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p", CUDAMajors: []string{"12"}, Package: "nccl", Prefix: "../x"}}}}, `prefix "../x": expected a folder inside the wheel`},
+		{"wheels bad project", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p q", CUDAMajors: []string{"12"}, Package: "nccl"}}}}, `project name "p q": expected letters`},
+		{"wheels bad package", []sdk.ProductFacts{{Product: "acme", Wheels: []sdk.WheelProject{{Project: "p", CUDAMajors: []string{"12"}, Package: "a b"}}}}, `package: `},
 		{"local hint kind", []sdk.ProductFacts{with(func(f *sdk.ProductFacts) {
 			f.LocalHints = []sdk.LocalHint{{Component: "c", Rel: "bin/c", Kind: "guess", Key: "V"}}
 		})}, "expected a component, a relative path, a key and a kind of define, json, name, text"},

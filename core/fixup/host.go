@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/cudapkgs/cudapkgs/internal/pluginhost"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -252,7 +253,7 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	r.proc = newProcess(r.cmd, s.Command[0], r.stderr)
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake(),
-		Plugins:          sdk.PluginSet(nil),
+		Plugins:          pluginhost.PluginSet(),
 		RunnerFunc:       r.proc.runnerFunc,
 		SkipHostEnv:      true, // watchHost set the environment
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -287,7 +288,7 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if err != nil {
 		return fail("start", err)
 	}
-	fixer, ok := raw.(*sdk.Client)
+	fixer, ok := raw.(*pluginhost.Client)
 	if !ok {
 		return fail("start", fmt.Errorf("unexpected client type %T", raw))
 	}
@@ -580,13 +581,24 @@ func (t *tail) Lines() []string {
 	return out
 }
 
-// platformsOf are the platforms r's plugin describes product on; nil when
-// it declares none.
-func (r *running) platformsOf(product string) []string {
-	for _, d := range r.products {
-		if d.product.Name == product {
-			return d.platforms
+// platformsOf are the platforms product is described on, as Products
+// chooses its facts: by the plugin that fixes it, or, where that one gives
+// no facts for it (a plugin that wraps a built-in), by the plugin that does;
+// nil when none declares platforms.
+func (h *Host) platformsOf(product string) []string {
+	var out []string
+	for _, r := range h.plugins {
+		for _, d := range r.products {
+			if d.product.Name != product {
+				continue
+			}
+			if h.byProduct[product] == r {
+				return d.platforms
+			}
+			if out == nil {
+				out = d.platforms
+			}
 		}
 	}
-	return nil
+	return out
 }

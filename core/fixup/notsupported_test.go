@@ -50,3 +50,36 @@ func TestNotSupported(t *testing.T) {
 		t.Errorf("said twice (-want +got):\n%s", d)
 	}
 }
+
+// wrapper fixes a product with another plugin's answers and gives no facts
+// of its own, as plugins/examples/sitepolicy wraps the built-in cuDNN.
+type wrapper struct{ sdk.Fixer }
+
+func (w wrapper) Describe() sdk.Description {
+	return sdk.Description{Name: "wrapper", Products: w.Fixer.Describe().Products}
+}
+
+// TestPlatformsOfAWrappedProduct: the platforms come from the facts the
+// product is described with, the wrapped plugin's when the wrapper gives
+// none, so a wrapped product still says "not supported" for Windows.
+func TestPlatformsOfAWrappedProduct(t *testing.T) {
+	declared := sdk.Product{Name: "acme", Title: "Acme", Path: "compute/acme/redist", Platforms: []string{"linux-x86_64"},
+		Packages: []sdk.PackageSpec{{Manifest: "libacme"}}}.Fixer()
+	for _, tt := range []struct {
+		name   string
+		fixers []sdk.Fixer
+		want   []string
+	}{
+		{"declared", []sdk.Fixer{declared}, []string{"linux-x86_64"}},
+		{"wrapped", []sdk.Fixer{declared, wrapper{declared}}, []string{"linux-x86_64"}},
+		{"no facts at all", []sdk.Fixer{wrapper{declared}}, nil},
+	} {
+		h := InProcess(Options{}, tt.fixers...)
+		if got := h.platformsOf("acme"); !cmp.Equal(got, tt.want) {
+			t.Errorf("%s: platformsOf(acme) = %v, want %v", tt.name, got, tt.want)
+		}
+		if h.byProduct["acme"].desc.Name != tt.fixers[len(tt.fixers)-1].Describe().Name {
+			t.Errorf("%s: acme is fixed by %s", tt.name, h.byProduct["acme"].desc.Name)
+		}
+	}
+}

@@ -95,6 +95,14 @@ type Archive struct {
 	SHA256       string
 	MD5          string
 	Size         int64
+	// URL is where the archive is downloaded from when it is not below the
+	// product's base (a wheel from a Python package index: the index says
+	// where each file is). "" for NVIDIA's archives.
+	URL string
+	// StripPrefix is the folder inside the archive that holds the
+	// package's files when the manifest says so (a wheel's "nvidia/nccl");
+	// "" leaves it to the product.
+	StripPrefix string
 }
 
 // VariantVersion returns the CUDA version a variant key names ("cuda12" -> 12).
@@ -180,4 +188,18 @@ func parseVariant(k string) (version.Version, error) {
 		return version.Version{}, fmt.Errorf("expected a variant key such as \"cuda12\" or \"cuda13.1\"")
 	}
 	return v, nil
+}
+
+// FromWheels reports whether the manifest was made from a Python package
+// index's wheels (`manifests fetch`, docs/wheels.md): its archives are
+// wheels with a URL of their own. NVIDIA's manifests have no archive URL.
+func (m *Manifest) FromWheels() bool {
+	for _, p := range m.Packages {
+		for _, a := range p.Archives {
+			if a.URL != "" && strings.HasSuffix(a.RelativePath, ".whl") {
+				return true
+			}
+		}
+	}
+	return false
 }

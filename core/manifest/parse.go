@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"path"
 	"slices"
 	"sort"
@@ -371,7 +372,7 @@ func (p *parser) platform(key string, raw any, keys []string, pkg *Package) erro
 	return nil
 }
 
-var archiveFields = map[string]struct{}{"relative_path": {}, "sha256": {}, "md5": {}, "size": {}}
+var archiveFields = map[string]struct{}{"relative_path": {}, "sha256": {}, "md5": {}, "size": {}, "url": {}, "strip_prefix": {}}
 
 func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 	var a Archive
@@ -412,7 +413,44 @@ func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 		}
 		a.Size = n
 	}
+	if raw, ok := obj["url"]; ok {
+		if a.URL, err = p.str(raw, at("url")); err != nil {
+			return a, err
+		}
+		if err := checkArchiveURL(a.URL); err != nil {
+			return a, p.fail(at("url"), "%v", err)
+		}
+	}
+	if raw, ok := obj["strip_prefix"]; ok {
+		if a.StripPrefix, err = p.str(raw, at("strip_prefix")); err != nil {
+			return a, err
+		}
+		if err := checkRelativePath(a.StripPrefix); err != nil {
+			return a, p.fail(at("strip_prefix"), "%v", strings.Replace(err.Error(), "relative_path", "strip_prefix", 1))
+		}
+		if err := checkPathGrammar(a.StripPrefix); err != nil {
+			return a, p.fail(at("strip_prefix"), "%v", strings.Replace(err.Error(), "relative_path", "strip_prefix", 1))
+		}
+	}
 	return a, nil
+}
+
+// checkArchiveURL accepts an absolute https or http URL without user
+// information, fragment or characters a build file would need to escape: it
+// becomes a download URL in generated files.
+func checkArchiveURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("url %q: %v", truncate(s, 80), err)
+	case u.Scheme != "https" && u.Scheme != "http" || u.Host == "":
+		return fmt.Errorf("url %q: expected an absolute https:// URL such as \"https://files.pythonhosted.org/packages/…/x.whl\"", truncate(s, 80))
+	case u.User != nil || u.Fragment != "":
+		return fmt.Errorf("url %q: expected a URL without user information or fragment", truncate(s, 80))
+	case strings.ContainsAny(s, "\"'\\ \t\n\r$`"):
+		return fmt.Errorf("url %q holds a quote, backslash, space, '$' or '`': expected a plain URL", truncate(s, 80))
+	}
+	return nil
 }
 
 // parseSize accepts NVIDIA's string form ("1157180") and a plain JSON number.

@@ -86,6 +86,14 @@ func TestParseErrors(t *testing.T) {
 		{"product mismatch", `{"release_product": "cudnn", "p": {"version": "1.0", "linux-x86_64": {"relative_path": "a", "sha256": "` + sha + `"}}}`, "1.0", `$.release_product: release_product "cudnn" does not match the product "cuda"`},
 		{"no packages", `{"release_date": "2024-01-01"}`, "1.0", `$: manifest has no packages`},
 		{"bad release in name", `{}`, "latest", `f.json: release in file name: version "latest"`},
+		{"url relative", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "url": "packages/a.whl"`), "1.0", `$.p["linux-x86_64"].url: url "packages/a.whl": expected an absolute https:// URL`},
+		{"url ftp", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "url": "ftp://h/a.whl"`), "1.0", `url "ftp://h/a.whl": expected an absolute https:// URL`},
+		{"url quote", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "url": "https://h/a b.whl"`), "1.0", `holds a quote, backslash, space`},
+		{"url user", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "url": "https://u:p@h/a.whl"`), "1.0", `expected a URL without user information`},
+		{"url not string", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "url": 3`), "1.0", `$.p["linux-x86_64"].url: expected a string, found a number 3`},
+		{"strip prefix climbs", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "strip_prefix": "../x"`), "1.0", `$.p["linux-x86_64"].strip_prefix: strip_prefix "../x" climbs out`},
+		{"strip prefix absolute", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "strip_prefix": "/nvidia"`), "1.0", `strip_prefix "/nvidia" is absolute`},
+		{"strip prefix space", arch(`"relative_path": "p/a.whl", "sha256": "` + sha + `", "strip_prefix": "nvidia/a b"`), "1.0", `strip_prefix "nvidia/a b" holds a space`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +108,29 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error does not start with the file name: %s", err)
 			}
 		})
+	}
+}
+
+// A wheel's archive says where it is downloaded from and which folder of it
+// holds the package.
+func TestParseWheelArchive(t *testing.T) {
+	sha := strings.Repeat("a", 64)
+	src := `{"nccl": {"version": "2.28.3", "linux-sbsa": {"cuda13": {
+	  "relative_path": "nvidia-nccl-cu13/nvidia_nccl_cu13-2.28.3-py3-none-manylinux_2_18_aarch64.whl",
+	  "url": "https://files.pythonhosted.org/packages/aa/bb/nvidia_nccl_cu13-2.28.3-py3-none-manylinux_2_18_aarch64.whl",
+	  "sha256": "` + sha + `", "size": 12, "strip_prefix": "nvidia/nccl",
+	  "wheel": {"index": "https://pypi.org/simple/", "project": "nvidia-nccl-cu13"}}}}}`
+	m, err := Parse("f.json", "nccl", "2.28.3", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.Package("nccl")
+	a, ok := p.Archive(LinuxSBSA, "cuda13")
+	if !ok || a.URL != "https://files.pythonhosted.org/packages/aa/bb/nvidia_nccl_cu13-2.28.3-py3-none-manylinux_2_18_aarch64.whl" || a.StripPrefix != "nvidia/nccl" || a.Size != 12 {
+		t.Errorf("archive = %+v", a)
+	}
+	if len(m.Warnings) != 0 {
+		t.Errorf("warnings = %v", m.Warnings)
 	}
 }
 

@@ -128,6 +128,9 @@ type Archive struct {
 	SHA256      string
 	Size        int64
 	StripPrefix string
+	// Type is the archive's format when its name does not say it to a
+	// downloader ("zip" for a .whl), "" otherwise.
+	Type string
 }
 
 // Build makes a Set for every configured CUDA version, in parallel, from one
@@ -440,9 +443,15 @@ func (b *builder) resolve(p Product, m *manifest.Manifest, pkg *manifest.Package
 		if !ok {
 			continue
 		}
-		return Archive{Key: key, Variant: variant, URLs: p.URLs(b.mirrors, a.RelativePath), RelativePath: a.RelativePath,
+		out := Archive{Key: key, Variant: variant, URLs: p.URLs(b.mirrors, a.RelativePath), RelativePath: a.RelativePath,
 			MirrorPath: p.MirrorPath(a.RelativePath),
-			SHA256:     a.SHA256, Size: a.Size, StripPrefix: p.stripPrefix(pkg, a)}, true, nil
+			SHA256:     a.SHA256, Size: a.Size, StripPrefix: p.stripPrefix(pkg, a), Type: ArchiveType(a.RelativePath)}
+		if a.URL != "" {
+			// A file the manifest locates itself (a wheel on a package
+			// index): NVIDIA's layout below a mirror does not hold it.
+			out.URLs, out.MirrorPath = []string{a.URL}, ""
+		}
+		return out, true, nil
 	}
 	return Archive{}, false, b.missing(p, m, pkg, t, keys[0])
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pyindex"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
 
@@ -53,6 +54,9 @@ type Product struct {
 	// StripPrefix names the top folder of an archive. Nil: the archive's
 	// file name without its extension, as in NVIDIA's redist tree.
 	StripPrefix func(pkg *manifest.Package, a manifest.Archive) string
+	// Wheels are the Python package index projects `manifests fetch`
+	// turns into the product's manifests, one per package and CUDA major.
+	Wheels []pyindex.Project
 }
 
 // URLs returns the archive's URLs: each mirror in order, then the product's
@@ -70,10 +74,22 @@ func (p Product) URLs(mirrors []string, rel string) []string {
 func (p Product) MirrorPath(rel string) string { return strings.Trim(p.Path, "/") + "/" + rel }
 
 func (p Product) stripPrefix(pkg *manifest.Package, a manifest.Archive) string {
+	if a.StripPrefix != "" {
+		return a.StripPrefix
+	}
 	if p.StripPrefix != nil {
 		return p.StripPrefix(pkg, a)
 	}
 	return TrimArchiveExt(path.Base(a.RelativePath))
+}
+
+// ArchiveType is the format of an archive whose file name does not say it to
+// Bazel's or Buck2's downloader: a wheel (.whl) is a zip.
+func ArchiveType(rel string) string {
+	if strings.HasSuffix(rel, ".whl") {
+		return "zip"
+	}
+	return ""
 }
 
 // TrimArchiveExt removes .tar.xz, .tar.gz, .tar.zst, .tgz or .zip.
@@ -84,6 +100,24 @@ func TrimArchiveExt(name string) string {
 		}
 	}
 	return name
+}
+
+// Sources are the sources each product's manifests can come from, its
+// default first: NVIDIA's where the product has a folder there, and a
+// Python package index where it declares wheels (config.ParseSources).
+func Sources(products []Product) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range products {
+		var s []string
+		if p.Unlisted || p.Base != "" {
+			s = append(s, config.SourceNVIDIA)
+		}
+		if len(p.Wheels) > 0 {
+			s = append(s, config.SourceWheels)
+		}
+		out[p.Name] = s
+	}
+	return out
 }
 
 // Available is what a collection offers for these products, for

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/renameio/v2/maybe"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pyindex"
 	"github.com/cudapkgs/cudapkgs/core/version"
 )
 
@@ -56,6 +58,13 @@ type Options struct {
 
 	// Progress receives events; nil means none.
 	Progress Progress
+
+	// Wheels are, per product, the Python package index projects its
+	// manifests are made from (pyindex.Build) instead of downloaded.
+	Wheels map[string][]pyindex.Project
+	// IndexURL is the index's PEP 691 base URL; "" means
+	// pyindex.DefaultIndexURL (PyPI).
+	IndexURL string
 }
 
 // Result is what a successful Fetch delivered.
@@ -194,6 +203,12 @@ type fetcher struct {
 	lock     *Lock
 	dl       *downloader
 	progress Progress
+
+	wheels   map[string][]pyindex.Project
+	index    string
+	client   Doer
+	made     map[string][]byte // lock key -> a manifest made from wheels
+	madeFrom map[string]string // lock key -> the index pages it was made from
 }
 
 // onlyRefusals reports whether every source answered for the manifest and
@@ -234,7 +249,16 @@ func newFetcher(o Options) (*fetcher, error) {
 	if err := o.Sources.Validate(); err != nil {
 		return nil, err
 	}
-	f := &fetcher{sources: o.Sources, cache: o.CacheDir, update: o.Update, progress: o.Progress, releases: map[string][]string{}}
+	f := &fetcher{sources: o.Sources, cache: o.CacheDir, update: o.Update, progress: o.Progress, releases: map[string][]string{},
+		wheels: o.Wheels, index: o.IndexURL, client: o.Client, made: map[string][]byte{}, madeFrom: map[string]string{}}
+	if f.index == "" {
+		f.index = pyindex.DefaultIndexURL
+	}
+	if len(f.wheels) > 0 {
+		if err := pyindex.CheckIndexURL(f.index); err != nil {
+			return nil, err
+		}
+	}
 	if f.progress == nil {
 		f.progress = nopProgress{}
 	}
@@ -248,6 +272,12 @@ func newFetcher(o Options) (*fetcher, error) {
 			return nil, fmt.Errorf("product %s named twice", p)
 		}
 		seen[p] = true
+		if len(o.Wheels[p]) > 0 {
+			if err := CheckProduct(p); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if _, err := o.Sources.Folders(p); err != nil {
 			return nil, err
 		}
@@ -311,6 +341,14 @@ func (f *fetcher) plan(ctx context.Context) ([]job, error) {
 	var g errgroup.Group
 	g.SetLimit(MaxParallel)
 	for i, p := range f.products {
+		if len(f.wheels[p]) > 0 {
+			// Made from the index's pages, read once here.
+			g.Go(func() error {
+				found[i], named[i], errs[i] = f.fromWheels(ctx, p)
+				return nil
+			})
+			continue
+		}
 		if rs, ok := f.releases[p]; ok && len(rs) > 0 {
 			found[i] = rs
 			named[i] = true
@@ -404,11 +442,7 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 		// Stale (the lock says otherwise) or broken: download it again.
 	}
 
-	urls, err := f.sources.ManifestURLs(j.product, j.release)
-	if err != nil {
-		return out, err
-	}
-	u, body, err := f.dl.get(ctx, key, urls, func(u string, body []byte) error {
+	check := func(u string, body []byte) error {
 		if _, err := manifest.Parse(u, j.product, j.release, body); err != nil {
 			return fmt.Errorf("%w (refused; not cached)", err)
 		}
@@ -416,9 +450,22 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 			return &MismatchError{File: key, URL: u, LockFile: f.lock.Path, Expected: want.SHA256, Actual: e.SHA256}
 		}
 		return nil
-	})
-	if err != nil {
-		return out, err
+	}
+	var u string
+	var body []byte
+	if made, ok := f.made[key]; ok {
+		u, body = f.madeFrom[key], made
+		if err := check(u, body); err != nil {
+			return out, err
+		}
+	} else {
+		urls, err := f.sources.ManifestURLs(j.product, j.release)
+		if err != nil {
+			return out, err
+		}
+		if u, body, err = f.dl.get(ctx, key, urls, check); err != nil {
+			return out, err
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(out.Path), 0o755); err != nil {
 		return out, fmt.Errorf("caching %s: %w", key, err)
@@ -429,4 +476,51 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 	out.URL, out.LockEntry = u, EntryFor(body)
 	f.progress.Report(Event{Kind: Fetched, File: key, Product: j.product, URL: u, Size: out.Size})
 	return out, nil
+}
+
+// fromWheels reads the product's projects on the index and makes its
+// manifests, keeping them for one to deliver. It returns the releases to
+// deliver: those asked for (each must have been made), or every one.
+func (f *fetcher) fromWheels(ctx context.Context, product string) (releases []string, named bool, err error) {
+	client := pyindex.Client{Index: f.index, HTTP: f.client}
+	if f.client == nil {
+		client.HTTP = defaultClient
+	}
+	pages := map[string]*pyindex.Page{}
+	var from []string
+	for _, p := range f.wheels[product] {
+		pg, err := client.Project(ctx, p.Name)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s wheels: %w", product, err)
+		}
+		pages[p.Name] = pg
+		from = append(from, pg.URL)
+	}
+	made, skipped, err := pyindex.Build(product, f.index, f.wheels[product], pages)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, s := range skipped {
+		f.progress.Report(Event{Kind: Unlisted, Product: product, Err: fmt.Errorf("%s: %s left out: %s", s.Project, s.File, s.Why)})
+	}
+	if len(made) == 0 {
+		return nil, false, fmt.Errorf("%s wheels: %s list no wheel for linux-x86_64, linux-sbsa or windows-x86_64", product, strings.Join(from, ", "))
+	}
+	have := map[string]bool{}
+	for _, m := range made {
+		k := Key(product, m.Release)
+		f.made[k], f.madeFrom[k] = m.Data, strings.Join(from, " + ")
+		have[m.Release] = true
+		releases = append(releases, m.Release)
+	}
+	f.progress.Report(Event{Kind: Listed, Product: product, Count: len(made), URL: strings.Join(from, " + ")})
+	if want := f.releases[product]; len(want) > 0 {
+		for _, r := range want {
+			if !have[r] {
+				return nil, false, fmt.Errorf("%s %s: no wheel of that release on %s (releases: %s)", product, r, strings.Join(from, ", "), strings.Join(releases, ", "))
+			}
+		}
+		return want, true, nil
+	}
+	return releases, false, nil
 }

@@ -3,6 +3,11 @@ package fixuptest
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -153,4 +158,80 @@ func (e Env) Golden(t *testing.T, f sdk.Fixer, product string, cases ...string) 
 		sdktest.WriteFixtures(t, "testdata", batches)
 	}
 	sdktest.Golden(t, f, "testdata", golden.Update())
+}
+
+// Manifests reads every manifest of product in ../shared: by file name
+// (redistrib_<release>.json), its top-level keys, packages and the strings
+// beside them (release_date...) alike.
+func Manifests(t testing.TB, product string) map[string]map[string]json.RawMessage {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), product, "redistrib_*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no %s manifests: %v", product, err)
+	}
+	out := map[string]map[string]json.RawMessage{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(data, &top); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[filepath.Base(f)] = top
+	}
+	return out
+}
+
+// EveryPackageKnown fails on a package (a top-level key whose value is an
+// object) of product's manifests in ../shared that the plugin's
+// declaration does not know.
+func EveryPackageKnown(t *testing.T, product string, knows func(manifest string) bool) {
+	t.Helper()
+	for file, top := range Manifests(t, product) {
+		for k, v := range top {
+			if strings.HasPrefix(string(v), "{") && !knows(k) {
+				t.Errorf("%s: package %s is not known to the %s plugin", file, k, product)
+			}
+		}
+	}
+}
+
+// safePath is a relative path a label may hold.
+var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
+
+// CheckFiles holds a platform's answer to the file model: safe relative
+// paths, each once, shared libraries by their SONAME file and only they
+// with a SONAME, binaries run on the build machine and everything else for
+// the target.
+func CheckFiles(t testing.TB, what string, files []sdk.File) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, f := range files {
+		if !safePath.MatchString(f.Path) || slices.Contains(strings.Split(f.Path, "/"), "..") {
+			t.Errorf("%s: unsafe path %q", what, f.Path)
+		}
+		if seen[f.Path] {
+			t.Errorf("%s: %s listed twice", what, f.Path)
+		}
+		seen[f.Path] = true
+		if (f.Kind == sdk.SharedLib) != (f.SONAME != "") || (f.SONAME != "" && !strings.HasSuffix(f.Path, "/"+f.SONAME)) {
+			t.Errorf("%s: %s: kind %s with SONAME %q", what, f.Path, f.Kind, f.SONAME)
+		}
+		if f.Kind == sdk.Binary && f.Role != sdk.Exec || f.Kind != sdk.Binary && f.Role != sdk.Target {
+			t.Errorf("%s: %s: kind %s with role %s", what, f.Path, f.Kind, f.Role)
+		}
+	}
+}
+
+// Paths are the paths of the files of a kind, in order.
+func Paths(files []sdk.File, kind sdk.Kind) []string {
+	var out []string
+	for _, f := range files {
+		if f.Kind == kind {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }

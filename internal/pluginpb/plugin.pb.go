@@ -288,7 +288,10 @@ type ProductFacts struct {
 	// the host says so, once for every product. Empty: the plugin answers for
 	// every platform itself, as before the field. Added compatibly; numbered
 	// apart from the fields above so that other additions do not collide.
-	Platforms     []string `protobuf:"bytes,20,rep,name=platforms,proto3" json:"platforms,omitempty"`
+	Platforms []string `protobuf:"bytes,20,rep,name=platforms,proto3" json:"platforms,omitempty"`
+	// The Python package index projects the product's wheels come from
+	// (PEP 691): `manifests fetch` turns their releases into manifests.
+	Wheels        []*WheelProject `protobuf:"bytes,12,rep,name=wheels,proto3" json:"wheels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -407,6 +410,82 @@ func (x *ProductFacts) GetPlatforms() []string {
 	return nil
 }
 
+func (x *ProductFacts) GetWheels() []*WheelProject {
+	if x != nil {
+		return x.Wheels
+	}
+	return nil
+}
+
+// One package's wheels: the project "{major}" named for each CUDA major.
+type WheelProject struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Project       string                 `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	CudaMajors    []string               `protobuf:"bytes,2,rep,name=cuda_majors,json=cudaMajors,proto3" json:"cuda_majors,omitempty"`
+	Package       string                 `protobuf:"bytes,3,opt,name=package,proto3" json:"package,omitempty"`
+	Prefix        string                 `protobuf:"bytes,4,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WheelProject) Reset() {
+	*x = WheelProject{}
+	mi := &file_plugin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WheelProject) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WheelProject) ProtoMessage() {}
+
+func (x *WheelProject) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WheelProject.ProtoReflect.Descriptor instead.
+func (*WheelProject) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *WheelProject) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *WheelProject) GetCudaMajors() []string {
+	if x != nil {
+		return x.CudaMajors
+	}
+	return nil
+}
+
+func (x *WheelProject) GetPackage() string {
+	if x != nil {
+		return x.Package
+	}
+	return ""
+}
+
+func (x *WheelProject) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
 // Releases from `from` (inclusive) below `below` (exclusive; empty: no
 // bound) serve the CUDA versions `cuda`.
 type FlatCUDA struct {
@@ -420,7 +499,7 @@ type FlatCUDA struct {
 
 func (x *FlatCUDA) Reset() {
 	*x = FlatCUDA{}
-	mi := &file_plugin_proto_msgTypes[3]
+	mi := &file_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +511,7 @@ func (x *FlatCUDA) String() string {
 func (*FlatCUDA) ProtoMessage() {}
 
 func (x *FlatCUDA) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[3]
+	mi := &file_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +524,7 @@ func (x *FlatCUDA) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlatCUDA.ProtoReflect.Descriptor instead.
 func (*FlatCUDA) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{3}
+	return file_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *FlatCUDA) GetFrom() string {
@@ -488,7 +567,7 @@ type Toolchain struct {
 
 func (x *Toolchain) Reset() {
 	*x = Toolchain{}
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -500,7 +579,7 @@ func (x *Toolchain) String() string {
 func (*Toolchain) ProtoMessage() {}
 
 func (x *Toolchain) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[4]
+	mi := &file_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -513,7 +592,7 @@ func (x *Toolchain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Toolchain.ProtoReflect.Descriptor instead.
 func (*Toolchain) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{4}
+	return file_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Toolchain) GetCompiler() string {
@@ -554,7 +633,7 @@ type ToolchainHeaders struct {
 
 func (x *ToolchainHeaders) Reset() {
 	*x = ToolchainHeaders{}
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -566,7 +645,7 @@ func (x *ToolchainHeaders) String() string {
 func (*ToolchainHeaders) ProtoMessage() {}
 
 func (x *ToolchainHeaders) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -579,7 +658,7 @@ func (x *ToolchainHeaders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolchainHeaders.ProtoReflect.Descriptor instead.
 func (*ToolchainHeaders) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{5}
+	return file_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolchainHeaders) GetSince() string {
@@ -609,7 +688,7 @@ type LocalHint struct {
 
 func (x *LocalHint) Reset() {
 	*x = LocalHint{}
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -621,7 +700,7 @@ func (x *LocalHint) String() string {
 func (*LocalHint) ProtoMessage() {}
 
 func (x *LocalHint) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -634,7 +713,7 @@ func (x *LocalHint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocalHint.ProtoReflect.Descriptor instead.
 func (*LocalHint) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{6}
+	return file_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *LocalHint) GetComponent() string {
@@ -678,7 +757,7 @@ type Rename struct {
 
 func (x *Rename) Reset() {
 	*x = Rename{}
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -690,7 +769,7 @@ func (x *Rename) String() string {
 func (*Rename) ProtoMessage() {}
 
 func (x *Rename) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -703,7 +782,7 @@ func (x *Rename) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rename.ProtoReflect.Descriptor instead.
 func (*Rename) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{7}
+	return file_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Rename) GetPackage() string {
@@ -751,7 +830,7 @@ type Config struct {
 
 func (x *Config) Reset() {
 	*x = Config{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +842,7 @@ func (x *Config) String() string {
 func (*Config) ProtoMessage() {}
 
 func (x *Config) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +855,7 @@ func (x *Config) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Config.ProtoReflect.Descriptor instead.
 func (*Config) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Config) GetCudaVersions() []string {
@@ -837,7 +916,7 @@ type StringList struct {
 
 func (x *StringList) Reset() {
 	*x = StringList{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -849,7 +928,7 @@ func (x *StringList) String() string {
 func (*StringList) ProtoMessage() {}
 
 func (x *StringList) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -862,7 +941,7 @@ func (x *StringList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringList.ProtoReflect.Descriptor instead.
 func (*StringList) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StringList) GetValues() []string {
@@ -885,7 +964,7 @@ type SetPackage struct {
 
 func (x *SetPackage) Reset() {
 	*x = SetPackage{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -897,7 +976,7 @@ func (x *SetPackage) String() string {
 func (*SetPackage) ProtoMessage() {}
 
 func (x *SetPackage) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -910,7 +989,7 @@ func (x *SetPackage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPackage.ProtoReflect.Descriptor instead.
 func (*SetPackage) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SetPackage) GetName() string {
@@ -961,7 +1040,7 @@ type Archive struct {
 
 func (x *Archive) Reset() {
 	*x = Archive{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1052,7 @@ func (x *Archive) String() string {
 func (*Archive) ProtoMessage() {}
 
 func (x *Archive) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1065,7 @@ func (x *Archive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Archive.ProtoReflect.Descriptor instead.
 func (*Archive) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Archive) GetPlatform() string {
@@ -1039,7 +1118,7 @@ type Package struct {
 
 func (x *Package) Reset() {
 	*x = Package{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1051,7 +1130,7 @@ func (x *Package) String() string {
 func (*Package) ProtoMessage() {}
 
 func (x *Package) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1064,7 +1143,7 @@ func (x *Package) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Package.ProtoReflect.Descriptor instead.
 func (*Package) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Package) GetName() string {
@@ -1131,7 +1210,7 @@ type FixupRequest struct {
 
 func (x *FixupRequest) Reset() {
 	*x = FixupRequest{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1222,7 @@ func (x *FixupRequest) String() string {
 func (*FixupRequest) ProtoMessage() {}
 
 func (x *FixupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1235,7 @@ func (x *FixupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixupRequest.ProtoReflect.Descriptor instead.
 func (*FixupRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *FixupRequest) GetCuda() string {
@@ -1206,7 +1285,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1218,7 +1297,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1231,7 +1310,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *File) GetPath() string {
@@ -1289,7 +1368,7 @@ type Dep struct {
 
 func (x *Dep) Reset() {
 	*x = Dep{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1380,7 @@ func (x *Dep) String() string {
 func (*Dep) ProtoMessage() {}
 
 func (x *Dep) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1393,7 @@ func (x *Dep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dep.ProtoReflect.Descriptor instead.
 func (*Dep) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Dep) GetPackage() string {
@@ -1403,7 +1482,7 @@ type PlatformResult struct {
 
 func (x *PlatformResult) Reset() {
 	*x = PlatformResult{}
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1415,7 +1494,7 @@ func (x *PlatformResult) String() string {
 func (*PlatformResult) ProtoMessage() {}
 
 func (x *PlatformResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1428,7 +1507,7 @@ func (x *PlatformResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlatformResult.ProtoReflect.Descriptor instead.
 func (*PlatformResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{16}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PlatformResult) GetFiles() []*File {
@@ -1483,7 +1562,7 @@ type PackageResult struct {
 
 func (x *PackageResult) Reset() {
 	*x = PackageResult{}
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1495,7 +1574,7 @@ func (x *PackageResult) String() string {
 func (*PackageResult) ProtoMessage() {}
 
 func (x *PackageResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1508,7 +1587,7 @@ func (x *PackageResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PackageResult.ProtoReflect.Descriptor instead.
 func (*PackageResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{17}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PackageResult) GetName() string {
@@ -1559,7 +1638,7 @@ type Patch struct {
 
 func (x *Patch) Reset() {
 	*x = Patch{}
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1571,7 +1650,7 @@ func (x *Patch) String() string {
 func (*Patch) ProtoMessage() {}
 
 func (x *Patch) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1584,7 +1663,7 @@ func (x *Patch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Patch.ProtoReflect.Descriptor instead.
 func (*Patch) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{18}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Patch) GetName() string {
@@ -1619,7 +1698,7 @@ type Edit struct {
 
 func (x *Edit) Reset() {
 	*x = Edit{}
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1631,7 +1710,7 @@ func (x *Edit) String() string {
 func (*Edit) ProtoMessage() {}
 
 func (x *Edit) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1644,7 +1723,7 @@ func (x *Edit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edit.ProtoReflect.Descriptor instead.
 func (*Edit) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{19}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Edit) GetPath() string {
@@ -1677,7 +1756,7 @@ type FixupResponse struct {
 
 func (x *FixupResponse) Reset() {
 	*x = FixupResponse{}
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1689,7 +1768,7 @@ func (x *FixupResponse) String() string {
 func (*FixupResponse) ProtoMessage() {}
 
 func (x *FixupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1702,7 +1781,7 @@ func (x *FixupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixupResponse.ProtoReflect.Descriptor instead.
 func (*FixupResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{20}
+	return file_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *FixupResponse) GetPackages() []*PackageResult {
@@ -1723,7 +1802,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\bproducts\x18\x02 \x03(\tR\bproducts\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\x05R\x0fprotocolVersion\x124\n" +
 	"\arenames\x18\x04 \x03(\v2\x1a.cudapkgs.plugin.v1.RenameR\arenames\x126\n" +
-	"\x05facts\x18\x05 \x03(\v2 .cudapkgs.plugin.v1.ProductFactsR\x05facts\"\xbf\x03\n" +
+	"\x05facts\x18\x05 \x03(\v2 .cudapkgs.plugin.v1.ProductFactsR\x05facts\"\xf9\x03\n" +
 	"\fProductFacts\x12\x18\n" +
 	"\aproduct\x18\x01 \x01(\tR\aproduct\x12\x18\n" +
 	"\atoolkit\x18\x02 \x01(\bR\atoolkit\x12\x1a\n" +
@@ -1738,7 +1817,14 @@ const file_plugin_proto_rawDesc = "" +
 	"\x0elocal_identify\x18\n" +
 	" \x03(\tR\rlocalIdentify\x12\x17\n" +
 	"\ano_cuda\x18\v \x01(\bR\x06noCuda\x12\x1c\n" +
-	"\tplatforms\x18\x14 \x03(\tR\tplatforms\"H\n" +
+	"\tplatforms\x18\x14 \x03(\tR\tplatforms\x128\n" +
+	"\x06wheels\x18\f \x03(\v2 .cudapkgs.plugin.v1.WheelProjectR\x06wheels\"{\n" +
+	"\fWheelProject\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x1f\n" +
+	"\vcuda_majors\x18\x02 \x03(\tR\n" +
+	"cudaMajors\x12\x18\n" +
+	"\apackage\x18\x03 \x01(\tR\apackage\x12\x16\n" +
+	"\x06prefix\x18\x04 \x01(\tR\x06prefix\"H\n" +
 	"\bFlatCUDA\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x14\n" +
 	"\x05below\x18\x02 \x01(\tR\x05below\x12\x12\n" +
@@ -1876,71 +1962,73 @@ func file_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_plugin_proto_goTypes = []any{
 	(Kind)(0),                // 0: cudapkgs.plugin.v1.Kind
 	(Role)(0),                // 1: cudapkgs.plugin.v1.Role
 	(*DescribeRequest)(nil),  // 2: cudapkgs.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil), // 3: cudapkgs.plugin.v1.DescribeResponse
 	(*ProductFacts)(nil),     // 4: cudapkgs.plugin.v1.ProductFacts
-	(*FlatCUDA)(nil),         // 5: cudapkgs.plugin.v1.FlatCUDA
-	(*Toolchain)(nil),        // 6: cudapkgs.plugin.v1.Toolchain
-	(*ToolchainHeaders)(nil), // 7: cudapkgs.plugin.v1.ToolchainHeaders
-	(*LocalHint)(nil),        // 8: cudapkgs.plugin.v1.LocalHint
-	(*Rename)(nil),           // 9: cudapkgs.plugin.v1.Rename
-	(*Config)(nil),           // 10: cudapkgs.plugin.v1.Config
-	(*StringList)(nil),       // 11: cudapkgs.plugin.v1.StringList
-	(*SetPackage)(nil),       // 12: cudapkgs.plugin.v1.SetPackage
-	(*Archive)(nil),          // 13: cudapkgs.plugin.v1.Archive
-	(*Package)(nil),          // 14: cudapkgs.plugin.v1.Package
-	(*FixupRequest)(nil),     // 15: cudapkgs.plugin.v1.FixupRequest
-	(*File)(nil),             // 16: cudapkgs.plugin.v1.File
-	(*Dep)(nil),              // 17: cudapkgs.plugin.v1.Dep
-	(*PlatformResult)(nil),   // 18: cudapkgs.plugin.v1.PlatformResult
-	(*PackageResult)(nil),    // 19: cudapkgs.plugin.v1.PackageResult
-	(*Patch)(nil),            // 20: cudapkgs.plugin.v1.Patch
-	(*Edit)(nil),             // 21: cudapkgs.plugin.v1.Edit
-	(*FixupResponse)(nil),    // 22: cudapkgs.plugin.v1.FixupResponse
-	nil,                      // 23: cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	nil,                      // 24: cudapkgs.plugin.v1.Config.ArchitecturesEntry
-	nil,                      // 25: cudapkgs.plugin.v1.Package.UnavailableEntry
-	nil,                      // 26: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	(*WheelProject)(nil),     // 5: cudapkgs.plugin.v1.WheelProject
+	(*FlatCUDA)(nil),         // 6: cudapkgs.plugin.v1.FlatCUDA
+	(*Toolchain)(nil),        // 7: cudapkgs.plugin.v1.Toolchain
+	(*ToolchainHeaders)(nil), // 8: cudapkgs.plugin.v1.ToolchainHeaders
+	(*LocalHint)(nil),        // 9: cudapkgs.plugin.v1.LocalHint
+	(*Rename)(nil),           // 10: cudapkgs.plugin.v1.Rename
+	(*Config)(nil),           // 11: cudapkgs.plugin.v1.Config
+	(*StringList)(nil),       // 12: cudapkgs.plugin.v1.StringList
+	(*SetPackage)(nil),       // 13: cudapkgs.plugin.v1.SetPackage
+	(*Archive)(nil),          // 14: cudapkgs.plugin.v1.Archive
+	(*Package)(nil),          // 15: cudapkgs.plugin.v1.Package
+	(*FixupRequest)(nil),     // 16: cudapkgs.plugin.v1.FixupRequest
+	(*File)(nil),             // 17: cudapkgs.plugin.v1.File
+	(*Dep)(nil),              // 18: cudapkgs.plugin.v1.Dep
+	(*PlatformResult)(nil),   // 19: cudapkgs.plugin.v1.PlatformResult
+	(*PackageResult)(nil),    // 20: cudapkgs.plugin.v1.PackageResult
+	(*Patch)(nil),            // 21: cudapkgs.plugin.v1.Patch
+	(*Edit)(nil),             // 22: cudapkgs.plugin.v1.Edit
+	(*FixupResponse)(nil),    // 23: cudapkgs.plugin.v1.FixupResponse
+	nil,                      // 24: cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	nil,                      // 25: cudapkgs.plugin.v1.Config.ArchitecturesEntry
+	nil,                      // 26: cudapkgs.plugin.v1.Package.UnavailableEntry
+	nil,                      // 27: cudapkgs.plugin.v1.PackageResult.PlatformsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
-	9,  // 0: cudapkgs.plugin.v1.DescribeResponse.renames:type_name -> cudapkgs.plugin.v1.Rename
+	10, // 0: cudapkgs.plugin.v1.DescribeResponse.renames:type_name -> cudapkgs.plugin.v1.Rename
 	4,  // 1: cudapkgs.plugin.v1.DescribeResponse.facts:type_name -> cudapkgs.plugin.v1.ProductFacts
-	5,  // 2: cudapkgs.plugin.v1.ProductFacts.flat_cuda:type_name -> cudapkgs.plugin.v1.FlatCUDA
-	6,  // 3: cudapkgs.plugin.v1.ProductFacts.toolchain:type_name -> cudapkgs.plugin.v1.Toolchain
-	8,  // 4: cudapkgs.plugin.v1.ProductFacts.local_hints:type_name -> cudapkgs.plugin.v1.LocalHint
-	7,  // 5: cudapkgs.plugin.v1.Toolchain.headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
-	7,  // 6: cudapkgs.plugin.v1.Toolchain.clang_headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
-	23, // 7: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
-	24, // 8: cudapkgs.plugin.v1.Config.architectures:type_name -> cudapkgs.plugin.v1.Config.ArchitecturesEntry
-	13, // 9: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
-	25, // 10: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
-	10, // 11: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
-	14, // 12: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
-	12, // 13: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
-	0,  // 14: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
-	1,  // 15: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
-	16, // 16: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
-	17, // 17: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
-	26, // 18: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
-	20, // 19: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
-	21, // 20: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
-	19, // 21: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
-	11, // 22: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	11, // 23: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
-	18, // 24: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
-	2,  // 25: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
-	15, // 26: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
-	3,  // 27: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
-	22, // 28: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
-	27, // [27:29] is the sub-list for method output_type
-	25, // [25:27] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	6,  // 2: cudapkgs.plugin.v1.ProductFacts.flat_cuda:type_name -> cudapkgs.plugin.v1.FlatCUDA
+	7,  // 3: cudapkgs.plugin.v1.ProductFacts.toolchain:type_name -> cudapkgs.plugin.v1.Toolchain
+	9,  // 4: cudapkgs.plugin.v1.ProductFacts.local_hints:type_name -> cudapkgs.plugin.v1.LocalHint
+	5,  // 5: cudapkgs.plugin.v1.ProductFacts.wheels:type_name -> cudapkgs.plugin.v1.WheelProject
+	8,  // 6: cudapkgs.plugin.v1.Toolchain.headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
+	8,  // 7: cudapkgs.plugin.v1.Toolchain.clang_headers:type_name -> cudapkgs.plugin.v1.ToolchainHeaders
+	24, // 8: cudapkgs.plugin.v1.Config.capabilities:type_name -> cudapkgs.plugin.v1.Config.CapabilitiesEntry
+	25, // 9: cudapkgs.plugin.v1.Config.architectures:type_name -> cudapkgs.plugin.v1.Config.ArchitecturesEntry
+	14, // 10: cudapkgs.plugin.v1.Package.archives:type_name -> cudapkgs.plugin.v1.Archive
+	26, // 11: cudapkgs.plugin.v1.Package.unavailable:type_name -> cudapkgs.plugin.v1.Package.UnavailableEntry
+	11, // 12: cudapkgs.plugin.v1.FixupRequest.config:type_name -> cudapkgs.plugin.v1.Config
+	15, // 13: cudapkgs.plugin.v1.FixupRequest.packages:type_name -> cudapkgs.plugin.v1.Package
+	13, // 14: cudapkgs.plugin.v1.FixupRequest.set_packages:type_name -> cudapkgs.plugin.v1.SetPackage
+	0,  // 15: cudapkgs.plugin.v1.File.kind:type_name -> cudapkgs.plugin.v1.Kind
+	1,  // 16: cudapkgs.plugin.v1.File.role:type_name -> cudapkgs.plugin.v1.Role
+	17, // 17: cudapkgs.plugin.v1.PlatformResult.files:type_name -> cudapkgs.plugin.v1.File
+	18, // 18: cudapkgs.plugin.v1.PackageResult.deps:type_name -> cudapkgs.plugin.v1.Dep
+	27, // 19: cudapkgs.plugin.v1.PackageResult.platforms:type_name -> cudapkgs.plugin.v1.PackageResult.PlatformsEntry
+	21, // 20: cudapkgs.plugin.v1.PackageResult.patches:type_name -> cudapkgs.plugin.v1.Patch
+	22, // 21: cudapkgs.plugin.v1.Patch.edits:type_name -> cudapkgs.plugin.v1.Edit
+	20, // 22: cudapkgs.plugin.v1.FixupResponse.packages:type_name -> cudapkgs.plugin.v1.PackageResult
+	12, // 23: cudapkgs.plugin.v1.Config.CapabilitiesEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	12, // 24: cudapkgs.plugin.v1.Package.UnavailableEntry.value:type_name -> cudapkgs.plugin.v1.StringList
+	19, // 25: cudapkgs.plugin.v1.PackageResult.PlatformsEntry.value:type_name -> cudapkgs.plugin.v1.PlatformResult
+	2,  // 26: cudapkgs.plugin.v1.Fixup.Describe:input_type -> cudapkgs.plugin.v1.DescribeRequest
+	16, // 27: cudapkgs.plugin.v1.Fixup.Fixup:input_type -> cudapkgs.plugin.v1.FixupRequest
+	3,  // 28: cudapkgs.plugin.v1.Fixup.Describe:output_type -> cudapkgs.plugin.v1.DescribeResponse
+	23, // 29: cudapkgs.plugin.v1.Fixup.Fixup:output_type -> cudapkgs.plugin.v1.FixupResponse
+	28, // [28:30] is the sub-list for method output_type
+	26, // [26:28] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1954,7 +2042,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -10,13 +10,16 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/cublasmp"
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
 	"github.com/cudapkgs/cudapkgs/plugins/cudss"
+	"github.com/cudapkgs/cudapkgs/plugins/cufftmp"
 	"github.com/cudapkgs/cudapkgs/plugins/cusolvermp"
 	"github.com/cudapkgs/cudapkgs/plugins/cusparselt"
 	"github.com/cudapkgs/cudapkgs/plugins/cutensor"
+	"github.com/cudapkgs/cudapkgs/plugins/nccl"
 	"github.com/cudapkgs/cudapkgs/plugins/nppplus"
 	"github.com/cudapkgs/cudapkgs/plugins/nvcomp"
 	"github.com/cudapkgs/cudapkgs/plugins/nvjpeg2000"
 	"github.com/cudapkgs/cudapkgs/plugins/nvpl"
+	"github.com/cudapkgs/cudapkgs/plugins/nvshmem"
 	"github.com/cudapkgs/cudapkgs/plugins/nvtiff"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -39,6 +42,9 @@ func Plugins() map[string]func() sdk.Fixer {
 		"nvcomp":     nvcomp.New,
 		"cusolvermp": cusolvermp.New,
 		"cublasmp":   cublasmp.New,
+		"nccl":       nccl.New,
+		"nvshmem":    nvshmem.New,
+		"cufftmp":    cufftmp.New,
 	}
 }
 

@@ -1,11 +1,6 @@
 package cudnn
 
 import (
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,10 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
-	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
-	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
 
 // fx holds the products this package's batches are built with.
@@ -35,53 +28,6 @@ func fixup(t *testing.T, b *sdk.Batch) map[string]sdk.PackageResult {
 	t.Helper()
 	return fixuptest.Fix(t, New(), b)
 }
-
-func TestDescribe(t *testing.T) {
-	d := New().Describe()
-	if d.Name != "cudnn" || !slices.Equal(d.Products, []string{"cudnn"}) {
-		t.Errorf("Describe() = %+v", d)
-	}
-}
-
-// TestEveryManifestPackageKnown reads every cuDNN manifest and fails on a
-// package the plugin does not describe.
-func TestEveryManifestPackageKnown(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), "cudnn", "redistrib_*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cuDNN manifests: %v", err)
-	}
-	for _, f := range files {
-		for _, name := range manifestPackages(t, f) {
-			if !Declaration().Knows(name) {
-				t.Errorf("%s: package %s is not known to the cudnn plugin", filepath.Base(f), name)
-			}
-		}
-	}
-}
-
-// manifestPackages returns the package names of a redistrib manifest: the
-// top-level keys whose value is an object.
-func manifestPackages(t *testing.T, file string) []string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	var out []string
-	for k, v := range top {
-		if strings.HasPrefix(strings.TrimSpace(string(v)), "{") {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
 
 // TestAllSets answers every cuDNN batch of every CUDA version and checks the
 // answer's shape: every package and archive answered, known, with files of
@@ -125,33 +71,13 @@ func TestAllSets(t *testing.T) {
 						t.Errorf("CUDA %s: %s on %s: %s", cuda, p.Name, a.Platform, u)
 					}
 				}
-				checkFiles(t, p.Name+" on "+a.Platform, pr.Files)
+				fixuptest.CheckFiles(t, p.Name+" on "+a.Platform, pr.Files)
 			}
 			for plat := range r.Platforms {
 				if !slices.ContainsFunc(p.Archives, func(a sdk.Archive) bool { return a.Platform == plat }) {
 					t.Errorf("CUDA %s: %s: answer for %s, which has no archive", cuda, p.Name, plat)
 				}
 			}
-		}
-	}
-}
-
-func checkFiles(t *testing.T, what string, files []sdk.File) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, f := range files {
-		if !safePath.MatchString(f.Path) || slices.Contains(strings.Split(f.Path, "/"), "..") {
-			t.Errorf("%s: unsafe path %q", what, f.Path)
-		}
-		if seen[f.Path] {
-			t.Errorf("%s: %s listed twice", what, f.Path)
-		}
-		seen[f.Path] = true
-		if (f.Kind == sdk.SharedLib) != (f.SONAME != "") || (f.SONAME != "" && !strings.HasSuffix(f.Path, "/"+f.SONAME)) {
-			t.Errorf("%s: %s: kind %s with SONAME %q", what, f.Path, f.Kind, f.SONAME)
-		}
-		if f.Role != sdk.Target {
-			t.Errorf("%s: %s: role %s, want target", what, f.Path, f.Role)
 		}
 	}
 }
@@ -166,16 +92,6 @@ func find(t *testing.T, b *sdk.Batch, name string) sdk.Package {
 	}
 	t.Fatalf("CUDA %s: no package %s in the batch", b.CUDA, name)
 	return sdk.Package{}
-}
-
-func paths(files []sdk.File, kind sdk.Kind) []string {
-	var out []string
-	for _, f := range files {
-		if f.Kind == kind {
-			out = append(out, f.Path)
-		}
-	}
-	return out
 }
 
 func TestFiles(t *testing.T) {
@@ -216,13 +132,13 @@ func TestFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		pr := tt.res[tt.pkg].Platforms[tt.platform]
-		if d := cmp.Diff(tt.shared, paths(pr.Files, sdk.SharedLib)); d != "" {
+		if d := cmp.Diff(tt.shared, fixuptest.Paths(pr.Files, sdk.SharedLib)); d != "" {
 			t.Errorf("%s on %s: shared libraries (-want +got):\n%s", tt.pkg, tt.platform, d)
 		}
-		if d := cmp.Diff(tt.static, paths(pr.Files, sdk.StaticLib)); d != "" {
+		if d := cmp.Diff(tt.static, fixuptest.Paths(pr.Files, sdk.StaticLib)); d != "" {
 			t.Errorf("%s on %s: static libraries (-want +got):\n%s", tt.pkg, tt.platform, d)
 		}
-		if d := cmp.Diff(tt.headers, paths(pr.Files, sdk.Headers)); d != "" {
+		if d := cmp.Diff(tt.headers, fixuptest.Paths(pr.Files, sdk.Headers)); d != "" {
 			t.Errorf("%s on %s: headers (-want +got):\n%s", tt.pkg, tt.platform, d)
 		}
 	}
@@ -257,7 +173,7 @@ func TestTensorIRFrom921(t *testing.T) {
 	}}
 	res := fixup(t, b)
 	has := func(name string) bool {
-		return slices.Contains(paths(res[name].Platforms["linux-x86_64"].Files, sdk.SharedLib), "lib/libcudnn_engines_tensor_ir.so.9")
+		return slices.Contains(fixuptest.Paths(res[name].Platforms["linux-x86_64"].Files, sdk.SharedLib), "lib/libcudnn_engines_tensor_ir.so.9")
 	}
 	if !has("cudnn") || has("cudnn_9_20") {
 		t.Errorf("libcudnn_engines_tensor_ir.so.9: in 9.21 %v (want true), in 9.20 %v (want false)", has("cudnn"), has("cudnn_9_20"))
@@ -362,85 +278,12 @@ func TestUnusable(t *testing.T) {
 	}
 }
 
-func TestUnknownPackageOrMajor(t *testing.T) {
-	b := &sdk.Batch{Product: "cudnn", CUDA: "12.8.1", Packages: []sdk.Package{
-		{Name: "cudnn_frontend", Manifest: "cudnn_frontend", Release: "9.13.0", Version: "9.13.0.1",
-			Archives: []sdk.Archive{{Platform: "linux-x86_64"}}},
-		{Name: "cudnn_10_0", Manifest: "cudnn", Release: "10.0.0", Version: "10.0.0.1",
-			Archives: []sdk.Archive{{Platform: "linux-x86_64"}}},
-	}}
-	res := fixup(t, b)
-	// NVIDIA's next package is generic: the host serves the conventional
-	// layout and warns.
-	if pr := res["cudnn_frontend"].Platforms["linux-x86_64"]; !pr.Generic || len(pr.Unusable) != 0 || len(pr.Files) != 0 {
-		t.Errorf("cudnn_frontend: %+v, want generic", pr)
-	}
-	for name, want := range map[string]string{
-		"cudnn_10_0": "describes cuDNN 8.x and 9.x, not cuDNN 10.0.0",
-	} {
-		pr := res[name].Platforms["linux-x86_64"]
-		if len(pr.Unusable) != 1 || !strings.Contains(pr.Unusable[0], want) || len(pr.Files) != 0 || len(res[name].Deps) != 0 {
-			t.Errorf("%s: %+v, want only a reason with %q", name, res[name], want)
-		}
-	}
-}
-
-func TestBadInput(t *testing.T) {
-	_, err := New().Fixup(context.Background(), &sdk.Batch{Product: "cudnn", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "cudnn", Manifest: "cudnn", Release: "nine"}}})
-	if err == nil || !strings.Contains(err.Error(), "package cudnn") {
-		t.Errorf("release \"nine\": error %v, want one naming the package", err)
-	}
-	if _, err := New().Fixup(context.Background(), &sdk.Batch{Product: "cuda", CUDA: "12.8.1"}); err == nil || !strings.Contains(err.Error(), `product "cuda"`) {
-		t.Errorf("a cuda batch: error %v, want one naming the product", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := New().Fixup(ctx, &sdk.Batch{Product: "cudnn"}); err == nil {
-		t.Error("a cancelled call answered")
-	}
-}
-
-// TestOverGRPC runs the plugin in-process over real gRPC and checks that the
-// answer survives the protocol unchanged.
-func TestOverGRPC(t *testing.T) {
-	b := batch(t, "12.8.1")
-	client := sdktest.Run(t, New())
-	d, err := client.Describe(context.Background())
-	if err != nil || d.Name != "cudnn" {
-		t.Fatalf("Describe over gRPC: %+v, %v", d, err)
-	}
-	got, err := client.Fixup(context.Background(), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := New().Fixup(context.Background(), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(want, got, cmpEmpty); d != "" {
-		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
-	}
-}
-
-// cmpEmpty treats nil and empty slices and maps alike: protobuf does.
-var cmpEmpty = cmp.FilterValues(func(x, y any) bool {
-	return isEmpty(x) && isEmpty(y)
-}, cmp.Comparer(func(_, _ any) bool { return true }))
-
-func isEmpty(v any) bool {
-	switch v := v.(type) {
-	case []string:
-		return len(v) == 0
-	case []sdk.Dep:
-		return len(v) == 0
-	case []sdk.File:
-		return len(v) == 0
-	case map[string]sdk.PlatformResult:
-		return len(v) == 0
-	}
-	return false
-}
-
 // reasonWindows is the host's reason for a Windows archive, which
 // fixuptest.Fix adds as the host does (Platforms leaves Windows out).
 const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
+
+// TestEveryManifestPackageKnown: no package of the manifests in ../shared
+// is left to the generic layout.
+func TestEveryManifestPackageKnown(t *testing.T) {
+	fixuptest.EveryPackageKnown(t, "cudnn", Declaration().Knows)
+}

@@ -1,12 +1,10 @@
 package cutensor
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +15,6 @@ import (
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
-	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
 
 // fx holds the products this package's batches are built with.
@@ -30,13 +27,6 @@ func fixup(t *testing.T, b *sdk.Batch) map[string]sdk.PackageResult {
 	return fixuptest.Fix(t, New(), b)
 }
 
-func TestDescribe(t *testing.T) {
-	d := New().Describe()
-	if d.Name != "cutensor" || !slices.Equal(d.Products, []string{"cutensor"}) {
-		t.Errorf("Describe() = %+v", d)
-	}
-}
-
 func manifestFiles(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), "cutensor", "redistrib_*.json"))
@@ -44,37 +34,6 @@ func manifestFiles(t *testing.T) []string {
 		t.Fatalf("no cuTENSOR manifests: %v", err)
 	}
 	return files
-}
-
-// readManifest returns a manifest's packages with their versions.
-func readManifest(t *testing.T, file string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	out := map[string]string{}
-	for k, v := range top {
-		var pkg struct{ Version string }
-		if strings.HasPrefix(strings.TrimSpace(string(v)), "{") && json.Unmarshal(v, &pkg) == nil {
-			out[k] = pkg.Version
-		}
-	}
-	return out
-}
-
-func TestEveryManifestPackageKnown(t *testing.T) {
-	for _, f := range manifestFiles(t) {
-		for name := range readManifest(t, f) {
-			if !Declaration().Knows(name) {
-				t.Errorf("%s: package %s is not known to the cutensor plugin", filepath.Base(f), name)
-			}
-		}
-	}
 }
 
 // TestFlatFoldersMatchFacts keeps this plugin's table of lib/<cuda> folders
@@ -97,8 +56,6 @@ func TestFlatFoldersMatchFacts(t *testing.T) {
 		}
 	}
 }
-
-var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
 
 func TestAllSets(t *testing.T) {
 	for _, cuda := range cudaVersions {
@@ -125,43 +82,13 @@ func TestAllSets(t *testing.T) {
 						t.Errorf("CUDA %s: %s on %s: unexpected reason %q", cuda, p.Name, a.Platform, u)
 					}
 				}
-				checkFiles(t, fmt.Sprintf("CUDA %s: %s on %s", cuda, p.Name, a.Platform), pr.Files)
+				fixuptest.CheckFiles(t, fmt.Sprintf("CUDA %s: %s on %s", cuda, p.Name, a.Platform), pr.Files)
 			}
 			if len(r.Platforms) != len(p.Archives) {
 				t.Errorf("CUDA %s: %s: %d platforms answered for %d archives", cuda, p.Name, len(r.Platforms), len(p.Archives))
 			}
 		}
 	}
-}
-
-func checkFiles(t *testing.T, what string, files []sdk.File) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, f := range files {
-		if !safePath.MatchString(f.Path) || slices.Contains(strings.Split(f.Path, "/"), "..") {
-			t.Errorf("%s: unsafe path %q", what, f.Path)
-		}
-		if seen[f.Path] {
-			t.Errorf("%s: %s listed twice", what, f.Path)
-		}
-		seen[f.Path] = true
-		if (f.Kind == sdk.SharedLib) != (f.SONAME != "") || (f.SONAME != "" && !strings.HasSuffix(f.Path, "/"+f.SONAME)) {
-			t.Errorf("%s: %s: kind %s with SONAME %q", what, f.Path, f.Kind, f.SONAME)
-		}
-		if f.Role != sdk.Target {
-			t.Errorf("%s: %s: role %s, want target", what, f.Path, f.Role)
-		}
-	}
-}
-
-func paths(files []sdk.File, kind sdk.Kind) []string {
-	var out []string
-	for _, f := range files {
-		if f.Kind == kind {
-			out = append(out, f.Path)
-		}
-	}
-	return out
 }
 
 // TestFolders is the lib/<cuda major> choice on real sets.
@@ -195,11 +122,11 @@ func TestFolders(t *testing.T) {
 			t.Fatalf("CUDA %s: want %s at release %s in the set, have %+v", tt.cuda, tt.pkg, tt.release, pkg)
 		}
 		pr := fixup(t, b)[tt.pkg].Platforms[tt.platform]
-		if d := cmp.Diff(tt.shared, paths(pr.Files, sdk.SharedLib)); d != "" {
+		if d := cmp.Diff(tt.shared, fixuptest.Paths(pr.Files, sdk.SharedLib)); d != "" {
 			t.Errorf("CUDA %s, cuTENSOR %s on %s: shared libraries (-want +got):\n%s", tt.cuda, tt.release, tt.platform, d)
 		}
 		// cuTENSORMp needs NCCL: data, never in the default link.
-		if mp := tt.release >= "2.4"; mp != slices.Contains(paths(pr.Files, sdk.Data), "lib/libcutensorMp.so.2") {
+		if mp := tt.release >= "2.4"; mp != slices.Contains(fixuptest.Paths(pr.Files, sdk.Data), "lib/libcutensorMp.so.2") {
 			t.Errorf("CUDA %s, cuTENSOR %s on %s: libcutensorMp as data is %v, want %v", tt.cuda, tt.release, tt.platform, !mp, mp)
 		}
 		var static []string
@@ -208,10 +135,10 @@ func TestFolders(t *testing.T) {
 				static = append(static, strings.Replace(s, ".so."+tt.release[:1], "_static.a", 1))
 			}
 		}
-		if d := cmp.Diff(static, paths(pr.Files, sdk.StaticLib)); d != "" {
+		if d := cmp.Diff(static, fixuptest.Paths(pr.Files, sdk.StaticLib)); d != "" {
 			t.Errorf("CUDA %s, cuTENSOR %s on %s: static libraries (-want +got):\n%s", tt.cuda, tt.release, tt.platform, d)
 		}
-		if d := cmp.Diff([]string{"include"}, paths(pr.Files, sdk.Headers)); d != "" {
+		if d := cmp.Diff([]string{"include"}, fixuptest.Paths(pr.Files, sdk.Headers)); d != "" {
 			t.Errorf("CUDA %s, cuTENSOR %s on %s: headers (-want +got):\n%s", tt.cuda, tt.release, tt.platform, d)
 		}
 	}
@@ -357,40 +284,12 @@ func TestUnusable(t *testing.T) {
 	}
 }
 
-func TestUnknownAndBadInput(t *testing.T) {
-	b := &sdk.Batch{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensormp", Manifest: "libcutensormp",
-		Release: "2.9.0", Version: "2.9.0.1", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda12"}}}}}
-	if pr := fixup(t, b)["libcutensormp"].Platforms["linux-x86_64"]; !pr.Generic || len(pr.Unusable) != 0 || len(pr.Files) != 0 {
-		t.Errorf("unknown package: %+v, want generic", pr)
-	}
-	b3 := &sdk.Batch{Product: "cutensor", CUDA: "13.0.0", Packages: []sdk.Package{{Name: "libcutensor", Manifest: "libcutensor",
-		Release: "3.0.0", Version: "3.0.0.1", Archives: []sdk.Archive{{Platform: "linux-x86_64", Variant: "cuda13"}}}}}
-	if u := fixup(t, b3)["libcutensor"].Platforms["linux-x86_64"].Unusable; len(u) != 1 || !strings.Contains(u[0], "not cuTENSOR 3.0.0") {
-		t.Errorf("cuTENSOR 3: %q", u)
-	}
-	for _, bad := range []*sdk.Batch{
-		{Product: "cutensor", CUDA: "twelve"},
-		{Product: "cudnn", CUDA: "12.8.1"},
-		{Product: "cutensor", CUDA: "12.8.1", Packages: []sdk.Package{{Name: "libcutensor", Manifest: "libcutensor", Release: "2.x"}}},
-	} {
-		if _, err := New().Fixup(context.Background(), bad); err == nil {
-			t.Errorf("%+v: no error", bad)
-		}
-	}
-}
-
-func TestOverGRPC(t *testing.T) {
-	b := fx.Batch(t, "cutensor", "12.4.1", nil)
-	got, err := sdktest.Run(t, New()).Fixup(context.Background(), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := New().Fixup(context.Background(), b)
-	if d := cmp.Diff(want, got, cmp.FilterValues(func(x, y []string) bool { return len(x) == 0 && len(y) == 0 }, cmp.Ignore())); d != "" {
-		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
-	}
-}
-
 // reasonWindows is the host's reason for a Windows archive, which
 // fixuptest.Fix adds as the host does (Platforms leaves Windows out).
 const reasonWindows = "Windows archives are not supported by cudapkgs' Bazel emission yet"
+
+// TestEveryManifestPackageKnown: no package of the manifests in ../shared
+// is left to the generic layout.
+func TestEveryManifestPackageKnown(t *testing.T) {
+	fixuptest.EveryPackageKnown(t, "cutensor", Declaration().Knows)
+}

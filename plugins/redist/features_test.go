@@ -43,7 +43,7 @@ var differences = []difference{
 
 func (d difference) matches(cuda ver, pkg, platform, output string) bool {
 	return (d.pkg == "*" || d.pkg == pkg) && (d.platform == "*" || d.platform == platform) &&
-		d.output == output && cuda.within(d.since, d.until)
+		d.output == output && within(cuda, d.since, d.until)
 }
 
 type featureOutputs struct {

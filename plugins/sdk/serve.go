@@ -4,16 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	pb "github.com/cudapkgs/cudapkgs/internal/pluginpb"
 )
@@ -90,7 +86,8 @@ func watchHost() {
 	}()
 }
 
-// PluginSet is the go-plugin plugin map for a host (f == nil) or a server.
+// PluginSet is the go-plugin plugin map that serves f (Serve uses it; a
+// plugin that runs go-plugin itself may).
 func PluginSet(f Fixer) plugin.PluginSet {
 	return plugin.PluginSet{PluginName: &grpcPlugin{impl: f}}
 }
@@ -105,8 +102,10 @@ func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	return nil
 }
 
-func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &Client{pb: pb.NewFixupClient(c)}, nil
+// GRPCClient is the host's, not a plugin's: the host's side of the
+// protocol is its own (internal/pluginhost).
+func (p *grpcPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+	return nil, fmt.Errorf("the plugin side of the protocol has no client: a host dispenses its own")
 }
 
 type server struct {
@@ -128,58 +127,6 @@ func (s *server) Fixup(ctx context.Context, req *pb.FixupRequest) (*pb.FixupResp
 	}
 	return resultToPB(r), nil
 }
-
-// Client is the host's side of a plugin.
-type Client struct {
-	pb pb.FixupClient
-}
-
-// Describe asks the plugin who it is.
-func (c *Client) Describe(ctx context.Context) (Description, error) {
-	d, err := c.pb.Describe(ctx, &pb.DescribeRequest{}, grpc.MaxCallRecvMsgSize(MaxMessage))
-	if err != nil {
-		return Description{}, tooLarge(err, -1)
-	}
-	return descriptionFromPB(d), nil
-}
-
-// Fixup sends a batch and returns the plugin's answer. A batch or an answer
-// over MaxMessage is an error that says which, its size and the limit.
-func (c *Client) Fixup(ctx context.Context, b *Batch) (*Result, error) {
-	req := batchToPB(b)
-	n := proto.Size(req)
-	if n > MaxMessage {
-		return nil, fmt.Errorf("the batch is %s, larger than the %s a message between host and plugin may be (too many or too large packages in one product's manifests)", mib(n), mib(MaxMessage))
-	}
-	resp, err := c.pb.Fixup(ctx, req, grpc.MaxCallRecvMsgSize(MaxMessage))
-	if err != nil {
-		return nil, tooLarge(err, n)
-	}
-	return resultFromPB(resp)
-}
-
-var sizesRE = regexp.MustCompile(`larger than max \((\d+) vs\. (\d+)\)`)
-
-// tooLarge turns gRPC's "message larger than max (A vs. B)", from either
-// side, into which message it was, its size and the limit. sent is the size
-// of the request, or -1.
-func tooLarge(err error, sent int) error {
-	if status.Code(err) != codes.ResourceExhausted {
-		return err
-	}
-	m := sizesRE.FindStringSubmatch(status.Convert(err).Message())
-	if m == nil {
-		return err
-	}
-	size, _ := strconv.Atoi(m[1])
-	limit, _ := strconv.Atoi(m[2])
-	if size == sent {
-		return fmt.Errorf("the batch is %s, larger than the %s the plugin accepts (%w)", mib(size), mib(limit), err)
-	}
-	return fmt.Errorf("its answer is %s, larger than the %s limit for an answer (%w)", mib(size), mib(limit), err)
-}
-
-func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // MaxMessage is the largest answer a host accepts (gRPC's default is 4 MiB;
 // a whole product's file lists stay well under this). A bigger answer is an

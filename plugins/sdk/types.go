@@ -90,6 +90,28 @@ type ProductFacts struct {
 	// why, in the same words for every product; empty leaves every
 	// platform to the plugin.
 	Platforms []string
+	// Wheels are the Python package index projects the product's packages
+	// come from (NCCL and NVSHMEM, which NVIDIA ships only as wheels):
+	// `manifests fetch` reads their PEP 691 pages and turns each release
+	// into a manifest in NVIDIA's shape (docs/wheels.md). A product with
+	// Wheels and no Base needs no Base or Path.
+	Wheels []WheelProject
+}
+
+// WheelProject is one package's wheels on a Python package index, one
+// project per CUDA major.
+type WheelProject struct {
+	// Project is the index project, "{major}" standing for each of
+	// CUDAMajors: "nvidia-nccl-cu{major}".
+	Project string
+	// CUDAMajors are the majors that have a project ("12", "13"); each
+	// becomes the variant "cuda<major>".
+	CUDAMajors []string
+	// Package is the manifest package the wheels are ("nccl").
+	Package string
+	// Prefix is the folder inside the wheel that holds include/ and lib/
+	// ("nvidia/nccl"; "{major}" allowed: "nvidia/cufftmp/cu{major}").
+	Prefix string
 }
 
 // FlatCUDA: releases from From (inclusive) below Below (exclusive; "" is

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +18,6 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/cudnn"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
-	"github.com/cudapkgs/cudapkgs/plugins/sdk/sdktest"
 )
 
 // fx holds the products this package's batches are built with.
@@ -35,13 +34,6 @@ func fixup(t *testing.T, b *sdk.Batch) map[string]sdk.PackageResult {
 	return fixuptest.Fix(t, New(), b)
 }
 
-func TestDescribe(t *testing.T) {
-	d := New().Describe()
-	if d.Name != "tensorrt" || !slices.Equal(d.Products, []string{"tensorrt"}) {
-		t.Errorf("Describe() = %+v", d)
-	}
-}
-
 type manifestArchive struct {
 	pkg, version, key, variant, path string
 }
@@ -49,21 +41,10 @@ type manifestArchive struct {
 // readManifests returns every archive of every TensorRT manifest.
 func readManifests(t *testing.T) []manifestArchive {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), "tensorrt", "redistrib_*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no TensorRT manifests: %v", err)
-	}
 	var out []manifestArchive
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(data, &top); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for name, raw := range top {
+	manifests := fixuptest.Manifests(t, "tensorrt")
+	for _, f := range slices.Sorted(maps.Keys(manifests)) {
+		for name, raw := range manifests[f] {
 			var pkg map[string]json.RawMessage
 			if json.Unmarshal(raw, &pkg) != nil {
 				continue // release_date and the other strings
@@ -102,8 +83,6 @@ func TestEveryManifestPackageKnown(t *testing.T) {
 	}
 }
 
-var safePath = regexp.MustCompile(`^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$`)
-
 func TestAllSets(t *testing.T) {
 	for _, cuda := range cudaVersions {
 		b := batch(t, cuda)
@@ -136,28 +115,8 @@ func TestAllSets(t *testing.T) {
 						t.Errorf("CUDA %s: %s on %s: %s", cuda, p.Name, a.Platform, u)
 					}
 				}
-				checkFiles(t, fmt.Sprintf("CUDA %s: %s on %s", cuda, p.Name, a.Platform), pr.Files)
+				fixuptest.CheckFiles(t, fmt.Sprintf("CUDA %s: %s on %s", cuda, p.Name, a.Platform), pr.Files)
 			}
-		}
-	}
-}
-
-func checkFiles(t *testing.T, what string, files []sdk.File) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, f := range files {
-		if !safePath.MatchString(f.Path) || slices.Contains(strings.Split(f.Path, "/"), "..") {
-			t.Errorf("%s: unsafe path %q", what, f.Path)
-		}
-		if seen[f.Path] {
-			t.Errorf("%s: %s listed twice", what, f.Path)
-		}
-		seen[f.Path] = true
-		if (f.Kind == sdk.SharedLib) != (f.SONAME != "") || (f.SONAME != "" && !strings.HasSuffix(f.Path, "/"+f.SONAME)) {
-			t.Errorf("%s: %s: kind %s with SONAME %q", what, f.Path, f.Kind, f.SONAME)
-		}
-		if want := sdk.Target; f.Kind == sdk.Binary && f.Role != sdk.Exec || f.Kind != sdk.Binary && f.Role != want {
-			t.Errorf("%s: %s: kind %s with role %s", what, f.Path, f.Kind, f.Role)
 		}
 	}
 }
@@ -535,18 +494,6 @@ func TestUnknownAndBadInput(t *testing.T) {
 		if _, err := New().Fixup(context.Background(), bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
-	}
-}
-
-func TestOverGRPC(t *testing.T) {
-	b := batch(t, "12.6.3")
-	got, err := sdktest.Run(t, New()).Fixup(context.Background(), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := New().Fixup(context.Background(), b)
-	if d := cmp.Diff(want, got, cmp.FilterValues(func(x, y []string) bool { return len(x) == 0 && len(y) == 0 }, cmp.Ignore())); d != "" {
-		t.Errorf("over gRPC (-direct +grpc):\n%s", d)
 	}
 }
 

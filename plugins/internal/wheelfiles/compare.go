@@ -44,6 +44,10 @@ var moves = []move{
 	// nvCOMP's wheels have lib64/; NVIDIA's nvCOMP archives have lib/
 	// (plugins/nvcomp's doc.go says how that was established).
 	{wheel: regexp.MustCompile(`^nvidia-libnvcomp-cu1[23]$`), from: "lib64/", to: "lib/"},
+	// cuFFTMp's wheels keep everything below cu<major>/, which the
+	// archive's strip prefix (nvidia/cufftmp/cu<major>) takes off.
+	{wheel: regexp.MustCompile(`^nvidia-cufftmp-cu12$`), from: "cu12/", to: ""},
+	{wheel: regexp.MustCompile(`^nvidia-cufftmp-cu13$`), from: "cu13/", to: ""},
 }
 
 // archivePath is where the archive keeps a wheel's file.

@@ -48,7 +48,7 @@ func Golden(t *testing.T, f sdk.Fixer, dir string, update bool) {
 }
 
 // check runs one fixture and holds (or, with update, writes) its golden.
-func check(c *sdk.Client, name string, update bool) error {
+func check(c Client, name string, update bool) error {
 	b, err := readFixture(name)
 	if err != nil {
 		return err
