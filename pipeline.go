@@ -249,6 +249,19 @@ func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 			return nil, err
 		}
 	}
+	// A product offered both ways is read from the source the user picked
+	// (the sources option), so that its releases, pins and archives are
+	// that source's only.
+	picked, err := merged.Sources(pkgset.Sources(r.Products))
+	if err != nil {
+		return nil, r.blame(err)
+	}
+	if len(picked) > 0 {
+		coll = coll.Keep(func(m *manifest.Manifest) bool {
+			src, ok := picked[m.Product]
+			return !ok || m.FromWheels() == (src == config.SourceWheels)
+		})
+	}
 	avail := pkgset.Available(coll, r.Products)
 	for _, name := range coll.Products() {
 		if _, known := avail.Releases[name]; !known {

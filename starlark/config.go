@@ -97,6 +97,7 @@ var builtins = sl.StringDict{
 	"target_platforms": sl.NewBuiltin("target_platforms", builtinTargetPlatforms),
 	"pin":              sl.NewBuiltin("pin", builtinPin),
 	"mirrors":          sl.NewBuiltin("mirrors", builtinMirrors),
+	"product_sources":  sl.NewBuiltin("product_sources", builtinProductSources),
 	"plugin":           sl.NewBuiltin("plugin", builtinPlugin),
 	"local_cuda":       sl.NewBuiltin("local_cuda", builtinLocalCUDA),
 	"product":          sl.NewBuiltin("product", builtinProduct),
@@ -193,8 +194,9 @@ func checkMirror(s string) error {
 }
 
 var (
-	builtinCUDAVersions = listBuiltin("cuda", "versions", func(o *config.Options) *[]string { return &o.CUDA }, checkVersion)
-	builtinCapabilities = listBuiltin("capabilities", "capabilities",
+	builtinProductSources = listBuiltin("sources", "sources", func(o *config.Options) *[]string { return &o.Sources }, config.CheckSourceEntry)
+	builtinCUDAVersions   = listBuiltin("cuda", "versions", func(o *config.Options) *[]string { return &o.CUDA }, checkVersion)
+	builtinCapabilities   = listBuiltin("capabilities", "capabilities",
 		func(o *config.Options) *[]string { return &o.Capabilities }, checkCapability)
 	builtinTargetPlatforms = listBuiltin("targets", "platforms",
 		func(o *config.Options) *[]string { return &o.Targets }, checkPlatform)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cudapkgs/cudapkgs"
+	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
 	"github.com/cudapkgs/cudapkgs/core/pyindex"
@@ -45,6 +46,7 @@ type fetchFlags struct {
 	mirrors, productURLs []string
 	base, cache, lock    string
 	indexURL             string
+	sources              []string
 	updateLock           bool
 	timeout              time.Duration
 	retries              int
@@ -98,6 +100,7 @@ func (f *fetchFlags) bind(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.mirrors, "mirror", nil, "base URL laid out like NVIDIA's server, tried before --base (repeatable, or comma-separated where each starts with https://, http:// or file://; tried in the order given)")
 	fl.StringVar(&f.base, "base", source.DefaultBase, "NVIDIA's server, tried after the mirrors")
 	fl.StringArrayVar(&f.productURLs, "product-url", nil, "product=URL: the folder holding that product's redistrib_<version>.json files, replacing the layout (repeatable, or comma-separated where each is product=URL; required for tensorrt)")
+	fl.StringSliceVar(&f.sources, "source", nil, "where a product offered both ways comes from: PRODUCT=wheels (the index of --index-url) or PRODUCT=nvidia (the default where NVIDIA publishes manifests); as generate's --source")
 	fl.StringVar(&f.indexURL, "index-url", "", "Python package index (PEP 691 JSON API) that wheel products (nccl, nvshmem, cufftmp) are read from, as pip's --index-url (default: $PIP_INDEX_URL, else "+pyindex.DefaultIndexURL+")")
 	fl.StringVar(&f.cache, "cache", "", "cache folder (default: <user cache>/cudapkgs/manifests)")
 	fl.StringVar(&f.lock, "lock", source.LockFileName, "lock file pinning each manifest's sha256")
@@ -197,9 +200,13 @@ func (f *fetchFlags) options(products []pkgset.Product) (source.Options, error) 
 		o.Sources.Base = f.base
 	}
 	o.Sources.Layouts, o.Sources.Unlisted = layouts(products)
+	picked, err := config.ParseSources(f.sources, pkgset.Sources(products))
+	if err != nil {
+		return o, usagef("--source %v", strings.TrimPrefix(err.Error(), "option sources: "))
+	}
 	o.Wheels = map[string][]pyindex.Project{}
 	for _, p := range products {
-		if wheelOnly(p) {
+		if wheelOnly(p) || picked[p.Name] == config.SourceWheels {
 			o.Wheels[p.Name] = p.Wheels
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -388,5 +389,127 @@ func TestManifestsFetchThirdPartyProduct(t *testing.T) {
 	code, _, errs = runCLI(t, "manifests", "fetch", "--workspace", t.TempDir(), "--mirror", s.url("m"), "--cache", cache, "--lock", lock, "--release", "acme=1.0.0")
 	if code == 0 || !strings.Contains(errs, "acme") {
 		t.Errorf("without the plugin: exit %d: %s", code, errs)
+	}
+}
+
+// cuDSS is offered both ways: --source cudss=wheels makes its manifests from
+// the index's real pages (recorded from PyPI on 2026-12-05), one per
+// release with a cuda12 and, from 0.7, a cuda13 variant, each archive the
+// wheel's URL, sha256, size and prefix.
+func TestManifestsFetchSourceWheels(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		name := strings.Trim(strings.TrimPrefix(r.URL.Path, "/simple/"), "/")
+		data, err := os.ReadFile(filepath.Join("..", "..", "core", "pyindex", "testdata", "pages", name+".json"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	code, out, errs := runCLI(t, "manifests", "fetch", "--product", "cudss", "--source", "cudss=wheels", "--index-url", srv.URL+"/simple/", "--cache", cache, "--lock", filepath.Join(dir, "cudapkgs.lock"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got := strings.Join(asked, " "); got != "/simple/nvidia-cudss-cu12/ /simple/nvidia-cudss-cu13/" {
+		t.Errorf("asked %s", got)
+	}
+	// 0.4.0.2 (its .post1 serving), 0.5.0.16, 0.6.0.5, 0.7.0.20, 0.7.1.4,
+	// 0.7.1.6, 0.8.0.10, 1.0.0.35; cu13's 0.0.0a0 placeholder is none.
+	wantOutput(t, "stdout", out+errs, "8 manifests in "+cache)
+	entries, err := os.ReadDir(filepath.Join(cache, "cudss"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got, want := strings.Join(names, " "), "redistrib_0.4.0.2.json redistrib_0.5.0.16.json redistrib_0.6.0.5.json redistrib_0.7.0.20.json redistrib_0.7.1.4.json redistrib_0.7.1.6.json redistrib_0.8.0.10.json redistrib_1.0.0.35.json"; got != want {
+		t.Errorf("cached %s\nwant %s", got, want)
+	}
+	var m struct {
+		Libcudss map[string]json.RawMessage `json:"libcudss"`
+	}
+	data, err := os.ReadFile(filepath.Join(cache, "cudss", "redistrib_0.8.0.10.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	type archive struct {
+		RelativePath string `json:"relative_path"`
+		URL          string `json:"url"`
+		SHA256       string `json:"sha256"`
+		Size         string `json:"size"`
+		StripPrefix  string `json:"strip_prefix"`
+		Wheel        struct {
+			Index, Project, File string
+		} `json:"wheel"`
+	}
+	var x86 map[string]archive
+	if err := json.Unmarshal(m.Libcudss["linux-x86_64"], &x86); err != nil {
+		t.Fatalf("linux-x86_64 of 0.8.0.10: %v\n%s", err, data)
+	}
+	want := archive{
+		RelativePath: "nvidia-cudss-cu13/nvidia_cudss_cu13-0.8.0.10-py3-none-manylinux_2_17_x86_64.whl",
+		Size:         "80682451",
+		StripPrefix:  "nvidia/cu13",
+	}
+	got := x86["cuda13"]
+	if got.RelativePath != want.RelativePath || got.Size != want.Size || got.StripPrefix != want.StripPrefix ||
+		!strings.HasPrefix(got.URL, "https://files.pythonhosted.org/") || len(got.SHA256) != 64 ||
+		got.Wheel.Index != srv.URL+"/simple/" || got.Wheel.Project != "nvidia-cudss-cu13" {
+		t.Errorf("0.8.0.10 linux-x86_64 cuda13 = %+v\nwant %+v", got, want)
+	}
+	if x86["cuda12"].StripPrefix != "nvidia/cu12" {
+		t.Errorf("cuda12's strip_prefix = %q", x86["cuda12"].StripPrefix)
+	}
+	if _, ok := m.Libcudss["linux-aarch64"]; ok {
+		t.Errorf("a wheel gave Jetson's key linux-aarch64")
+	}
+	// generate --source cudss=wheels builds cuDSS from them: its
+	// repositories download the wheel as a zip and strip its prefix, and
+	// its static link set fails with the reason.
+	cudaJSON, err := os.ReadFile(filepath.Join(shared.Manifests(t), "cuda", "redistrib_12.6.3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "cuda"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "cuda", "redistrib_12.6.3.json"), cudaJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, "out")
+	code, _, errs = runCLI(t, "generate", "--manifests", cache, "--workspace", t.TempDir(), "--source", "cudss=wheels", "--cuda", "12.6.3", "--platform", "linux-x86_64", "--out", gen)
+	if code != 0 {
+		t.Fatalf("generate: exit %d\n%s", code, errs)
+	}
+	repos, err := os.ReadFile(filepath.Join(gen, "generated.bzl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, "generated.bzl", string(repos),
+		`"strip_prefix": "nvidia/cu12"`, `"type": "zip"`,
+		"/nvidia_cudss_cu12-0.4.0.2.post1-py3-none-manylinux_2_17_x86_64.whl\"]", `"component": "libcudss"`,
+		`"urls": ["https://files.pythonhosted.org/packages/`)
+	unusable, err := os.ReadFile(filepath.Join(gen, "unusable", "BUILD.bazel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, "unusable/BUILD.bazel", string(unusable), `name = "libcudss_static"`, "its wheels carry no static library", "--source cudss=nvidia")
+
+	// A source cuDSS does not offer is refused before the index is asked.
+	asked = nil
+	code, _, errs = runCLI(t, "manifests", "fetch", "--product", "cudss", "--source", "cudss=pip", "--index-url", srv.URL+"/simple/", "--cache", filepath.Join(dir, "cache2"), "--lock", filepath.Join(dir, "other.lock"))
+	if code == 0 || !strings.Contains(errs, `"cudss=pip": unknown source "pip"`) || len(asked) != 0 {
+		t.Errorf("--source cudss=pip: exit %d, asked %v: %s", code, asked, errs)
 	}
 }

@@ -704,3 +704,45 @@ func (n *TargetNames) Unique(base, suffix string) string {
 // PlatformTarget is the name of a platform's target in //platforms: its
 // name with _ for -.
 func PlatformTarget(p platform.Platform) string { return strings.ReplaceAll(p.Name(), "-", "_") }
+
+// IsWheel reports whether the archive is a wheel from a Python package
+// index (docs/wheels.md): what Python loads, without static libraries.
+func (a *Archive) IsWheel() bool { return strings.HasSuffix(a.Archive.RelativePath, ".whl") }
+
+// WheelWithoutStatic reports whether some archive serving the package is a
+// wheel with no static library, and the package's product: its static link
+// set (<pkg>_static) must then fail there with WheelStaticMessage rather than
+// link the shared library in its place. A package of that name (pkg_static)
+// wins, as for every kind alias.
+func (ix *Index) WheelWithoutStatic(pkg string) (product string, ok bool) {
+	if ix.HasPackage(pkg + "_static") {
+		return "", false
+	}
+	for _, c := range ix.Cells(pkg) {
+		if c.Archive != nil && c.Archive.IsWheel() && !c.Archive.HasKind(file.StaticLib) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return "", false
+	}
+	for _, s := range ix.sets {
+		if p, found := s.Package(pkg); found {
+			return p.Product, true
+		}
+	}
+	return "", true
+}
+
+// WheelStaticTarget is the unusable target a wheel archive without static
+// libraries resolves <pkg>_static to.
+func WheelStaticTarget(pkg string) string { return pkg + "_static" }
+
+// WheelStaticMessage says why hub+pkg_static cannot be used where the
+// archive is a wheel, and how to get a static library: NVIDIA's manifests.
+func WheelStaticMessage(hub, pkg, product string) string {
+	return Fit(fmt.Sprintf("%s%s_static cannot be used: %s comes from a Python package index's wheels (the wheels source), and its wheels carry no static library; "+
+		"link %s%s (shared) instead, or pick NVIDIA's manifests, whose archives have it, where they serve %s: product_sources([\"%s=nvidia\"]) in cudapkgs.star or --source %s=nvidia (docs/wheels.md)",
+		hub, pkg, product, hub, pkg, product, product, product))
+}

@@ -443,7 +443,13 @@ func (g *generator) hub(cfg *config.Config) {
 	// docs/bazel.md). Where a version's archive has none (static libraries
 	// that moved to another package in a later release), the plain target
 	// stands in.
-	f.Stmt = append(f.Stmt, g.kindAliases("_static", file.StaticLib, "static", nil)...)
+	// A wheel has no static library at all (docs/wheels.md): there, the
+	// static link set fails with the reason instead of linking the shared
+	// library quietly.
+	f.Stmt = append(f.Stmt, g.kindAliases("_static", file.StaticLib, "static", func(name string) bool {
+		_, wheel := g.ix.WheelWithoutStatic(name)
+		return g.static[name] || wheel
+	})...)
 	f.Stmt = append(f.Stmt, g.kindAliases("_stubs", file.StubLib, "link_stubs", nil)...)
 	f.Stmt = append(f.Stmt, g.headerAliases()...)
 	g.put(f)
@@ -468,6 +474,9 @@ func (g *generator) kindAliases(suffix string, kind file.Kind, target string, wa
 			func(a *archives.Archive) string {
 				if a.HasKind(kind) {
 					return "@" + a.Name + "//:" + target
+				}
+				if kind == file.StaticLib && a.IsWheel() {
+					return "//unusable:" + archives.WheelStaticTarget(name)
 				}
 				return "@" + a.Name + "//:" + a.Manifest
 			},
@@ -528,6 +537,9 @@ func (g *generator) unusable(cfg *config.Config) {
 		msg := archives.Fit(fmt.Sprintf("@%s//:%s: the configuration matches no CUDA version and target platform this repository was generated for (--@%s//:version must be one of its versions, %s; the target platform one of those in @%s//platforms, %s); %s",
 			g.opts.Name, name, g.opts.Name, archives.Summary(g.ix.Versions()), g.opts.Name, strings.Join(platformNames, ", "), g.ix.Usable(name)))
 		f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(name)), buildfile.Arg("message", buildfile.Str(msg))))
+		if product, ok := g.ix.WheelWithoutStatic(name); ok {
+			f.Stmt = append(f.Stmt, buildfile.Call("unusable", buildfile.Arg("name", buildfile.Str(archives.WheelStaticTarget(name))), buildfile.Arg("message", buildfile.Str(archives.WheelStaticMessage(hub, name, product)))))
+		}
 	}
 	g.put(f)
 }

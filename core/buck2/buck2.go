@@ -374,7 +374,13 @@ func (g *generator) hub() {
 	// The static link set follows the package's own version and platform;
 	// where a version's archive has no static libraries, the plain target
 	// stands in.
-	f.Stmt = append(f.Stmt, g.kindAliases("_static", file.StaticLib, "static", func(name string) bool { return g.static[name] })...)
+	// A wheel has no static library at all (docs/wheels.md): there, the
+	// static link set fails with the reason instead of linking the shared
+	// library quietly.
+	f.Stmt = append(f.Stmt, g.kindAliases("_static", file.StaticLib, "static", func(name string) bool {
+		_, wheel := g.ix.WheelWithoutStatic(name)
+		return g.static[name] || wheel
+	})...)
 	wanted := map[string]bool{}
 	for _, a := range g.ix.Archives() {
 		for n := range a.HeaderDeps {
@@ -400,6 +406,9 @@ func (g *generator) kindAliases(suffix string, kind file.Kind, target string, wa
 			func(a *archives.Archive) string {
 				if a.HasKind(kind) {
 					return "//repos/" + a.Name + ":" + target
+				}
+				if kind == file.StaticLib && a.IsWheel() {
+					return "//unusable:" + archives.WheelStaticTarget(name)
 				}
 				return "//repos/" + a.Name + ":" + a.Manifest
 			},
@@ -441,6 +450,9 @@ func (g *generator) unusable(cfg *config.Config) {
 		msg := archives.Fit(fmt.Sprintf("%s//:%s: the configuration matches no CUDA version and target platform this cell was generated for (it must carry one of the versions in %s//platforms, %s, and the constraints of one of its platforms, %s); %s",
 			cell, name, cell, archives.Summary(values), strings.Join(platformNames, ", "), g.ix.Usable(name)))
 		f.Stmt = append(f.Stmt, call("unusable", vis, buildfile.Arg("name", buildfile.Str(name)), buildfile.Arg("message", buildfile.Str(msg))))
+		if product, ok := g.ix.WheelWithoutStatic(name); ok {
+			f.Stmt = append(f.Stmt, call("unusable", vis, buildfile.Arg("name", buildfile.Str(archives.WheelStaticTarget(name))), buildfile.Arg("message", buildfile.Str(archives.WheelStaticMessage(hub, name, product)))))
+		}
 	}
 	g.put(f)
 }

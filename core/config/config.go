@@ -31,6 +31,7 @@ type Options struct {
 	Pins          []string // "<product>=8.9" or "<product>@12.2=8.9"
 	Mirrors       []string
 	Plugins       []string // third-party plugins: "path=sha256"
+	Sources       []string // "<product>=wheels": where a product offered both ways comes from
 	// LocalCUDA is the root of an installed CUDA used instead of downloads
 	// for its CUDA version and platform; LocalComponents restricts it to
 	// those components (and requires each).

@@ -427,3 +427,18 @@ func IsManifestError(err error) bool {
 	var me *Error
 	return errors.As(err, &me)
 }
+
+// Keep returns a collection of c's manifests for which keep holds (a
+// product's manifests of the source the user picked), keeping c's
+// refusals and origins.
+func (c *Collection) Keep(keep func(*Manifest) bool) *Collection {
+	out := &Collection{byProduct: map[string][]*Manifest{}, refused: c.refused, origin: c.origin}
+	for p, ms := range c.byProduct {
+		for _, m := range ms {
+			if keep(m) {
+				out.byProduct[p] = append(out.byProduct[p], m)
+			}
+		}
+	}
+	return out
+}

@@ -189,3 +189,17 @@ func parseVariant(k string) (version.Version, error) {
 	}
 	return v, nil
 }
+
+// FromWheels reports whether the manifest was made from a Python package
+// index's wheels (`manifests fetch`, docs/wheels.md): its archives are
+// wheels with a URL of their own. NVIDIA's manifests have no archive URL.
+func (m *Manifest) FromWheels() bool {
+	for _, p := range m.Packages {
+		for _, a := range p.Archives {
+			if a.URL != "" && strings.HasSuffix(a.RelativePath, ".whl") {
+				return true
+			}
+		}
+	}
+	return false
+}

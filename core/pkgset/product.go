@@ -102,6 +102,24 @@ func TrimArchiveExt(name string) string {
 	return name
 }
 
+// Sources are the sources each product's manifests can come from, its
+// default first: NVIDIA's where the product has a folder there, and a
+// Python package index where it declares wheels (config.ParseSources).
+func Sources(products []Product) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range products {
+		var s []string
+		if p.Unlisted || p.Base != "" {
+			s = append(s, config.SourceNVIDIA)
+		}
+		if len(p.Wheels) > 0 {
+			s = append(s, config.SourceWheels)
+		}
+		out[p.Name] = s
+	}
+	return out
+}
+
 // Available is what a collection offers for these products, for
 // config.Evaluate: the toolkit's name and every product's releases (a
 // product the collection has no release of is listed with none, so a pin

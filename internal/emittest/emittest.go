@@ -1,7 +1,7 @@
 // Package emittest holds the package sets the emitters' golden tests share
 // (core/bazel, core/buck2): two CUDA versions with a runtime, a compiler, a
 // library with a versioned name that is unusable on Jetson, and a product
-// no plugin described, on a ppc64le target; and the tests every emitter runs
+// no plugin described, on a ppc64le target; a product from wheels; and the tests every emitter runs
 // on them (Emitter, over a format's emit.Format), on the golden harness of internal/golden.
 package emittest
 
@@ -149,7 +149,43 @@ func Cases() []Case {
 					}}}}}
 			},
 		},
+		{
+			// cuDSS from a Python package index (docs/wheels.md): its
+			// archives are wheels, unpacked as zips and stripped of the
+			// wheel's prefix, with no static library, so its static link
+			// set fails with the reason; cudart is NVIDIA's, unchanged.
+			Name: "wheel", CUDAs: []string{"12.6.3"}, Targets: []string{"linux-x86_64", "linux-sbsa"},
+			Sets: func() []*pkgset.Set {
+				cudss := &pkgset.Package{Name: "libcudss", Product: "cudss", Manifest: "libcudss",
+					Release: version.MustParse("0.8.0.10"), Version: version.MustParse("0.8.0.10"), Role: "target",
+					Platforms: map[string]pkgset.Archive{
+						"linux-x86_64": wheel("cudss", "x86_64", sha("c1")),
+						"linux-sbsa":   wheel("cudss", "aarch64", sha("c2")),
+					},
+					Files: map[string][]pkgset.File{}, Deps: []pkgset.Dep{{Name: "cuda_cudart"}}}
+				for pl := range cudss.Platforms {
+					cudss.Files[pl] = []pkgset.File{
+						{Path: "include", Kind: "headers", Role: "target"},
+						{Path: "lib/libcudss.so.0", Kind: "shared_lib", Role: "target", SONAME: "libcudss.so.0"},
+					}
+				}
+				rt := cudart("12.6.3", "12.6.77", "b")
+				delete(rt.Platforms, "linux-jetson")
+				delete(rt.Files, "linux-jetson")
+				return []*pkgset.Set{{CUDA: version.MustParse("12.6.3"), Packages: []*pkgset.Package{rt, cudss}}}
+			},
+		},
 	}
+}
+
+// wheel is a product's CUDA 12 wheel as `manifests fetch` makes its
+// archive from an index's page: the file's own URL, unpacked as a zip.
+func wheel(product, arch, sha string) pkgset.Archive {
+	key := map[string]string{"x86_64": "linux-x86_64", "aarch64": "linux-sbsa"}[arch]
+	file := "nvidia_" + product + "_cu12-0.8.0.10-py3-none-manylinux_2_17_" + arch + ".whl"
+	return pkgset.Archive{Key: key, Variant: "cuda12", SHA256: sha, StripPrefix: "nvidia/cu12", Type: "zip",
+		RelativePath: "nvidia-" + product + "-cu12/" + file,
+		URLs:         []string{"https://files.pythonhosted.org/packages/00/11/" + file}}
 }
 
 // Emitter is a format under test, for the tests every format shares.

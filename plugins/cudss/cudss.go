@@ -13,6 +13,9 @@ func New() sdk.Fixer { return Declaration().Fixer() }
 func Declaration() sdk.Product {
 	return sdk.Product{
 		Name: Product, Title: "cuDSS", Path: "compute/cudss/redist",
+		// Also on PyPI; the user picks the source (docs/sources.md). The
+		// wheels keep lib/ and include/ below nvidia/cu<major>.
+		Wheels:    []sdk.WheelProject{{Project: "nvidia-cudss-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "libcudss", Prefix: "nvidia/cu{major}"}},
 		Platforms: []string{"linux-x86_64", "linux-sbsa", "linux-jetson"},
 		// cuDSS 0.x ships libcudss.so.0 and its layers as .so.0; another
 		// major has SONAMEs nobody has seen yet.

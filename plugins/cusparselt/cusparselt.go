@@ -13,6 +13,13 @@ func New() sdk.Fixer { return Declaration().Fixer() }
 // source of every fact.
 func Declaration() sdk.Product {
 	return sdk.Product{Name: Product, Title: "cuSPARSELt", Path: "compute/cusparselt/redist",
+		// Also on PyPI; the user picks the source (docs/sources.md). The
+		// CUDA 12 wheel keeps its files below nvidia/cusparselt, the CUDA 13
+		// one below the shared nvidia/cu13.
+		Wheels: []sdk.WheelProject{
+			{Project: "nvidia-cusparselt-cu12", CUDAMajors: []string{"12"}, Package: "libcusparse_lt", Prefix: "nvidia/cusparselt"},
+			{Project: "nvidia-cusparselt-cu13", CUDAMajors: []string{"13"}, Package: "libcusparse_lt", Prefix: "nvidia/cu13"},
+		},
 		Platforms: []string{"linux-x86_64", "linux-sbsa", "linux-jetson"},
 		// 0.x ships libcusparseLt.so.0; another major has a SONAME nobody
 		// has seen yet.

@@ -3,13 +3,13 @@
 // nvidia-nvshmem-cu13). Product nvshmem, package nvshmem.
 package nvshmem
 
-import (
-	"github.com/cudapkgs/cudapkgs/plugins/internal/wheelonly"
-	"github.com/cudapkgs/cudapkgs/plugins/sdk"
-)
+import "github.com/cudapkgs/cudapkgs/plugins/sdk"
 
 // Product is the product's name and its folder in a manifests tree.
 const Product = "nvshmem"
+
+// New returns the NVSHMEM plugin.
+func New() sdk.Fixer { return Declaration().Fixer() }
 
 // Declaration is NVSHMEM as its 3.8.0 wheels have it: the headers, the
 // host library libnvshmem_host.so.3, the device library
@@ -19,34 +19,34 @@ const Product = "nvshmem"
 // nvshmem_transport_*.so.7; data, never linked). share/ holds NVIDIA's
 // documents. The host library needs the CUDA runtime (NVIDIA's install
 // guide); the headers include cuda_runtime.h.
-var Declaration = wheelonly.Product{
-	Name: Product, Package: "nvshmem",
-	Wheels: sdk.WheelProject{Project: "nvidia-nvshmem-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "nvshmem", Prefix: "nvidia/nvshmem"},
-	Files: func(major string) []sdk.File {
-		out := []sdk.File{
-			{Path: "include", Kind: sdk.Headers, Role: sdk.Target},
-			{Path: "lib/libnvshmem_host.so.3", Kind: sdk.SharedLib, Role: sdk.Target, SONAME: "libnvshmem_host.so.3"},
-			{Path: "lib/libnvshmem_device.a", Kind: sdk.StaticLib, Role: sdk.Target},
-			{Path: "share", Kind: sdk.Data, Role: sdk.Target},
-		}
+func Declaration() sdk.Product {
+	files := []sdk.FileSpec{
+		sdk.Header("include"),
+		sdk.Shared("lib/libnvshmem_host.so", "3"),
+		sdk.Static("lib/libnvshmem_device.a").Wheeled(),
+		sdk.DataFile("share"),
 		// CUDA 13 dropped Volta (sm_70); its wheels start at Turing.
-		oldest := "70"
-		if major != "12" {
-			oldest = "75"
-		}
-		for _, sm := range []string{oldest, "80", "89", "90", "100"} {
-			out = append(out, sdk.File{Path: "lib/libnvshmem_device_sm_" + sm + ".bc", Kind: sdk.Data, Role: sdk.Target})
-		}
-		for _, b := range []string{"mpi", "pmi", "pmi2", "pmix", "shmem", "uid"} {
-			out = append(out, sdk.File{Path: "lib/nvshmem_bootstrap_" + b + ".so.3", Kind: sdk.Data, Role: sdk.Target})
-		}
-		for _, t := range []string{"gpunetio", "ibdevx", "ibgda", "ibrc", "libfabric", "ucx"} {
-			out = append(out, sdk.File{Path: "lib/nvshmem_transport_" + t + ".so.7", Kind: sdk.Data, Role: sdk.Target})
-		}
-		return out
-	},
-	Deps: []sdk.Dep{{Package: "cuda_cudart"}},
+		sdk.DataFile("lib/libnvshmem_device_sm_70.bc").ForCUDA("12"),
+		sdk.DataFile("lib/libnvshmem_device_sm_75.bc").ForCUDA("13"),
+	}
+	for _, sm := range []string{"80", "89", "90", "100"} {
+		files = append(files, sdk.DataFile("lib/libnvshmem_device_sm_"+sm+".bc"))
+	}
+	for _, b := range []string{"mpi", "pmi", "pmi2", "pmix", "shmem", "uid"} {
+		files = append(files, sdk.DataFile("lib/nvshmem_bootstrap_"+b+".so.3"))
+	}
+	for _, t := range []string{"gpunetio", "ibdevx", "ibgda", "ibrc", "libfabric", "ucx"} {
+		files = append(files, sdk.DataFile("lib/nvshmem_transport_"+t+".so.7"))
+	}
+	return sdk.Product{
+		Name: Product, Title: "NVSHMEM",
+		Wheels: []sdk.WheelProject{{Project: "nvidia-nvshmem-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "nvshmem", Prefix: "nvidia/nvshmem"}},
+		// Wheels are manylinux x86_64 and aarch64 only.
+		Platforms: []string{"linux-x86_64", "linux-sbsa"},
+		Packages: []sdk.PackageSpec{{
+			Manifest: "nvshmem",
+			Files:    files,
+			Deps:     []sdk.DepSpec{{Package: "cuda_cudart"}},
+		}},
+	}
 }
-
-// New returns the NVSHMEM plugin.
-func New() sdk.Fixer { return wheelonly.New(Declaration) }

@@ -8,8 +8,10 @@
 // Fixup answers for every package of a batch: its files per target platform
 // (kind, role, SONAME), its dependency edges for the batch's CUDA version,
 // and where it cannot be used, with the reason. It is written against the
-// plugin SDK only, as a third party's plugin would be, and errs only on a
-// batch it cannot read (another product, an unparsable version).
+// plugin SDK only, as a third party's plugin would be: Declaration is an
+// sdk.Product built from the tables (rows bounded by sdk.When), and New its
+// Fixer; an Amend hook adds the header patches. It errs only on a batch it
+// cannot read (another product, an unparsable version).
 //
 // # The tables
 //
@@ -18,8 +20,8 @@
 //   - files: the package's outputs, relative to the archive root, in the
 //     Linux layout (bin/nvcc, include, lib/libcublas_static.a,
 //     lib/stubs/libcublas.so, nvvm/libdevice, include/cccl). Each file may be
-//     bounded by CUDA version (from/through, inclusive prefixes: through("12")
-//     is every 12.x) and by target platform (only).
+//     bounded by CUDA version (CUDAFrom/CUDAThrough, inclusive prefixes:
+//     CUDAThrough("12") is every 12.x) and by target platform (OnlyOn).
 //   - shared libraries are written as a base and a SONAME scheme, and listed
 //     by their SONAME file: solib("lib/libcublas", soMajor) is
 //     lib/libcublas.so.12 for libcublas 12.4.5.8. The schemes compute the
@@ -27,10 +29,11 @@
 //     (libcufft 11.2.1.3 → .so.11, libcurand 10.3 → .so.10, NPP 12.2 →
 //     libnppc.so.12, nvJPEG, nvJitLink, nvFatbin, cuBLAS, cuSOLVER,
 //     cuSPARSE), soMajorMinor (libnvrtc-builtins.so.12.4, nvprof's
-//     libcuinj64.so.12.2), soCudart (libcudart.so.11.0 for all of CUDA 11,
-//     then .so.12, .so.13), soNvrtc (libnvrtc.so.11.2 for CUDA 11.2 to 11.8,
-//     then the major), soCupti (libcupti.so.11.<minor> in CUDA 11, then the
-//     major), soFixed for names that do not follow the version
+//     libcuinj64.so.12.2), and, where the scheme changed at the package's
+//     version 12, a row per range (Versions(untilV12), Versions(fromV12)):
+//     libcudart.so.11.0 for all of CUDA 11, then .so.12, .so.13;
+//     libnvrtc.so.11.2 for CUDA 11.2 to 11.8, then the major;
+//     libcupti.so.11.<minor> in CUDA 11, then the major; soFixed for names that do not follow the version
 //     (libcufile.so.0, libcufile_rdma.so.1, libnvvm.so.4, libOpenCL.so.1,
 //     libnvToolsExt.so.1, libcudla.so.1) and soNone for unversioned
 //     libraries (libnvperf_host.so).

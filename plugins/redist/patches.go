@@ -6,10 +6,11 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
-// patch is a fix of NVIDIA's files for the CUDA versions within bounds.
+// patch is a fix of NVIDIA's files for the CUDA versions from since
+// through until (inclusive prefixes, as sdk.When's).
 type patch struct {
 	sdk.Patch
-	when
+	since, until string
 }
 
 // glibcC23Throw is the one marker the glibc patch adds. glibc 2.41 declares
@@ -66,7 +67,7 @@ func glibcMathFunctions() patch {
 				decl("float", "cospif", "float x"),
 			},
 		},
-		when: when{since: "11.7", until: "12"},
+		since: "11.7", until: "12",
 	}
 }
 
@@ -99,6 +100,6 @@ func aarch64VectorTypes() patch {
 			Why:   "glibc's aarch64 math-vector.h uses GCC vector types CUDA 12's cudafe++ and cicc do not know",
 			Edits: []sdk.Edit{{Path: h, Old: "#include <math.h>\n", New: def.String() + "#include <math.h>\n" + undef.String()}},
 		},
-		when: when{since: "11.7", until: "12"},
+		since: "11.7", until: "12",
 	}
 }

@@ -1,6 +1,7 @@
 package redist
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -21,18 +22,15 @@ func TestPatchBounds(t *testing.T) {
 		{"12.9.0", "12.9.41", []string{"glibc-2.41-math-functions", "aarch64-vector-types"}},
 		{"13.0.0", "13.0.48", nil},
 	} {
-		cuda, err := parseVer(tc.cuda)
-		if err != nil {
-			t.Fatal(err)
-		}
 		p := sdk.Package{Name: "cuda_nvcc", Manifest: "cuda_nvcc", Product: Product, Release: tc.cuda, Version: tc.nvcc,
 			Archives: []sdk.Archive{{Platform: "linux-x86_64", Key: "linux-x86_64"}}}
-		r, err := fixPackage(cuda, sdk.Config{Targets: []string{"linux-x86_64"}}, nil, p)
+		b := &sdk.Batch{CUDA: tc.cuda, Product: Product, Config: sdk.Config{Targets: []string{"linux-x86_64"}}, Packages: []sdk.Package{p}}
+		r, err := New().Fixup(context.Background(), b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, pa := range r.Patches {
+		for _, pa := range r.Packages[0].Patches {
 			got = append(got, pa.Name)
 			for _, e := range pa.Edits {
 				if e.Path != "include/crt/math_functions.h" {

@@ -1,11 +1,8 @@
 package redist
 
 import (
-	"context"
-	"fmt"
-	"path"
-	"sort"
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
@@ -23,21 +20,38 @@ const (
 	windowsARM  = "windows-arm64"
 )
 
-// isWindows: no Windows archive's layout is described yet, whatever its CPU.
-func isWindows(target string) bool { return strings.HasPrefix(target, "windows-") }
+// New returns the CUDA toolkit's fixer: its declaration's.
+func New() sdk.Fixer { return Declaration().Fixer() }
 
-// New returns the CUDA toolkit's fixer.
-func New() sdk.Fixer { return fixer{} }
-
-type fixer struct{}
-
-func (fixer) Describe() sdk.Description {
-	return sdk.Description{Name: "redist", Products: []string{Product}, Renames: renames(), Facts: []sdk.ProductFacts{{
-		Product: Product, Toolkit: true, Base: sdk.NVIDIABase, Path: "compute/cuda/redist",
-		Toolchain: toolchain(), LocalHints: localHints(),
+// Declaration is the CUDA toolkit as an SDK product: the table in table.go,
+// the toolchain's facts, the renames, and Windows refused in the words the
+// plugin has always used, after a package's own reasons (it declares no
+// Platforms, so the host, which would put its reason first, adds none).
+// Amend adds the patches of NVIDIA's headers, which hold by CUDA version.
+func Declaration() sdk.Product {
+	p := sdk.Product{
+		Name: Product, Plugin: "redist", Title: "the CUDA toolkit", Path: "compute/cuda/redist",
+		Toolkit: true, Toolchain: toolchain(), LocalHints: localHints(),
 		// nvcc's version is the release's most telling, then the runtime's.
 		LocalIdentify: []string{"cuda_nvcc", "cuda_cudart"},
-	}}}
+		Renames:       renames(),
+		Refuse:        []sdk.Reason{{When: sdk.When{On: []string{windows, windowsARM}}, Says: reasonWindows}},
+		Amend:         amend,
+	}
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		p.Packages = append(p.Packages, table[name].spec(name))
+	}
+	return p
+}
+
+// amend adds a package's patches that hold for the batch's CUDA version.
+func amend(c sdk.Call, p sdk.Package, r *sdk.PackageResult) error {
+	for _, pa := range table[p.Manifest].patches {
+		if sdk.WithinCUDA(c.CUDA, pa.since, pa.until) {
+			r.Patches = append(r.Patches, pa.Patch)
+		}
+	}
+	return nil
 }
 
 // toolchain: nvcc comes from cuda_nvcc on the exec platform; code compiles
@@ -78,220 +92,4 @@ func renames() []sdk.Rename {
 	return []sdk.Rename{
 		{Package: "cccl", Replaces: "cuda_cccl", Since: "13.3"},
 	}
-}
-
-// successor is the package that replaces name in CUDA cuda, if renamed.
-func successor(name string, cuda ver) (string, bool) {
-	for _, r := range renames() {
-		if r.Replaces == name && within(cuda, r.Since, "") {
-			return r.Package, true
-		}
-	}
-	return "", false
-}
-
-// Fixup answers for every package of the batch from the tables in table.go.
-func (fixer) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
-	cuda, err := parseVer(b.CUDA)
-	if err != nil {
-		return nil, fmt.Errorf("redist: batch CUDA version: %w", err)
-	}
-	// The packages of the whole set, by manifest name: an edge to a package
-	// the set lacks is left out (see depsFor).
-	var inSet map[string]bool
-	if len(b.SetPackages) > 0 {
-		inSet = map[string]bool{}
-		for _, sp := range b.SetPackages {
-			inSet[sp.Manifest] = true
-		}
-	}
-	return sdk.EachPackage(ctx, b, Product, func(p sdk.Package) (sdk.PackageResult, error) {
-		return fixPackage(cuda, b.Config, inSet, p)
-	})
-}
-
-// env is what a table rule is evaluated against.
-type env struct {
-	cuda     ver      // the batch's CUDA version
-	pkg      ver      // the package's own version
-	platform string   // the target platform
-	caps     []string // the capabilities the configuration builds it for
-	cfg      sdk.Config
-}
-
-func fixPackage(cuda ver, cfg sdk.Config, inSet map[string]bool, p sdk.Package) (sdk.PackageResult, error) {
-	out := sdk.PackageResult{Name: p.Name, Platforms: map[string]sdk.PlatformResult{}}
-	pv, err := parseVer(p.Version)
-	if err != nil {
-		return out, err
-	}
-	spec, known := table[p.Manifest]
-
-	archives := map[string]bool{}
-	for _, a := range p.Archives {
-		archives[a.Platform] = true
-	}
-	for _, t := range targets(cfg, p) {
-		e := env{cuda: cuda, pkg: pv, platform: t, caps: cfg.Capabilities[t], cfg: cfg}
-		var reasons []string
-		switch {
-		case !known:
-			// NVIDIA's next package: served from the archive's
-			// conventional layout, marked generic, with the host's warning.
-			if archives[t] && !isWindows(t) {
-				out.Platforms[t] = sdk.PlatformResult{Generic: true}
-				continue
-			}
-		default:
-			for _, u := range spec.unusable {
-				if u.holds(e) {
-					reasons = append(reasons, expand(u.reason, p))
-				}
-			}
-		}
-		if isWindows(t) && archives[t] {
-			reasons = append(reasons, reasonWindows)
-		}
-		if len(reasons) > 0 {
-			out.Platforms[t] = sdk.PlatformResult{Unusable: reasons}
-			continue
-		}
-		if !archives[t] {
-			continue // the host's reasons for having no archive stand
-		}
-		out.Platforms[t] = sdk.PlatformResult{Files: spec.filesFor(e)}
-	}
-	if known {
-		out.Deps = spec.depsFor(cuda, cfg, inSet)
-		out.StaticLinkopts = spec.staticLinkopts
-		for _, pa := range spec.patches {
-			if within(cuda, pa.since, pa.until) {
-				out.Patches = append(out.Patches, pa.Patch)
-			}
-		}
-	}
-	return out, nil
-}
-
-// depsFor returns the edges that hold for a CUDA version and configuration.
-// An edge limited to platforms keeps only the configured ones, and is left
-// out when none is; an edge to a package the set does not have (inSet, nil
-// when the batch does not say) is left out: the tables' bounds keep every
-// edge within the releases that have its package, so that happens only with
-// a manifest newer than the tables, whose packages may be renamed.
-func (s pkg) depsFor(cuda ver, cfg sdk.Config, inSet map[string]bool) []sdk.Dep {
-	var deps []sdk.Dep
-	for _, d := range s.deps {
-		if d.forwardCompat && !cfg.ForwardCompat {
-			continue
-		}
-		if !within(cuda, d.Since, d.Until) {
-			continue
-		}
-		if inSet != nil && !inSet[d.Package] {
-			// Kept where a rename names its successor, which the host
-			// resolves; dropped only where the set really lacks it.
-			if next, ok := successor(d.Package, cuda); !ok || !inSet[next] {
-				continue
-			}
-		}
-		dep := d.Dep
-		dep.Platforms = nil
-		for _, pl := range d.Platforms {
-			if (len(cfg.Targets) == 0 || contains(cfg.Targets, pl)) && (d.onlyFor == "" || onlyOf(cfg, cfg.Capabilities[pl], d.onlyFor)) {
-				dep.Platforms = append(dep.Platforms, pl)
-			}
-		}
-		if len(d.Platforms) > 0 && len(dep.Platforms) == 0 {
-			continue
-		}
-		deps = append(deps, dep)
-	}
-	return deps
-}
-
-// targets lists the platforms to answer for, sorted: the configured targets
-// (the host accepts answers for those only), or, in a batch that names none,
-// every platform the package has an archive or a reason for.
-func targets(cfg sdk.Config, p sdk.Package) []string {
-	var ts []string
-	if len(cfg.Targets) > 0 {
-		ts = append(ts, cfg.Targets...)
-	} else {
-		for _, a := range p.Archives {
-			ts = append(ts, a.Platform)
-		}
-		for t := range p.Unavailable {
-			if !contains(ts, t) {
-				ts = append(ts, t)
-			}
-		}
-	}
-	sort.Strings(ts)
-	return ts
-}
-
-func (s pkg) filesFor(e env) []sdk.File {
-	var fs []sdk.File
-	for _, f := range s.files {
-		if !f.holds(e) {
-			continue
-		}
-		out := sdk.File{Path: f.path, Kind: f.kind, Role: f.role}
-		if f.kind == sdk.SharedLib {
-			out.Path = f.path + ".so" + f.so(e.pkg)
-			out.SONAME = path.Base(out.Path)
-		}
-		fs = append(fs, out)
-	}
-	return fs
-}
-
-func (w when) holds(e env) bool {
-	if !within(e.cuda, w.since, w.until) {
-		return false
-	}
-	if len(w.on) > 0 && !contains(w.on, e.platform) {
-		return false
-	}
-	if w.lacks != "" && (len(e.caps) == 0 || anyOf(e.cfg, e.caps, w.lacks)) {
-		return false
-	}
-	return !contains(w.off, e.platform)
-}
-
-// anyOf reports whether a capability of caps is of major.minor mm ("8.7"
-// for 8.7, and for the feature variants a table may add).
-func anyOf(cfg sdk.Config, caps []string, mm string) bool {
-	for _, c := range caps {
-		if v, _, ok := cfg.Capability(c); ok && v.String() == mm {
-			return true
-		}
-	}
-	return false
-}
-
-// onlyOf reports whether every capability of caps is of major.minor mm;
-// true when caps is empty (the batch does not say).
-func onlyOf(cfg sdk.Config, caps []string, mm string) bool {
-	for _, c := range caps {
-		if v, _, ok := cfg.Capability(c); !ok || v.String() != mm {
-			return false
-		}
-	}
-	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// expand fills a reason's {pkg} and {version}.
-func expand(reason string, p sdk.Package) string {
-	return strings.NewReplacer("{pkg}", p.Manifest, "{version}", p.Version).Replace(reason)
 }

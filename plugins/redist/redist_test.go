@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -169,7 +170,7 @@ func TestEveryRelease(t *testing.T) {
 						t.Errorf("%s: no answer for %s, which has an archive", p.Name, a.Platform)
 					case len(pl.Unusable) == 0 && len(pl.Files) == 0:
 						t.Errorf("%s: usable on %s with no files", p.Name, a.Platform)
-					case isWindows(a.Platform) && !contains(pl.Unusable, reasonWindows):
+					case isWindows(a.Platform) && !slices.Contains(pl.Unusable, reasonWindows):
 						t.Errorf("%s: %s not marked unsupported: %v", p.Name, a.Platform, pl.Unusable)
 					}
 				}
@@ -217,7 +218,7 @@ func checkFiles(t *testing.T, where string, fs []sdk.File) {
 			t.Errorf("%s: %s listed twice", where, f.Path)
 		}
 		seen[f.Path] = true
-		if !contains([]string{string(sdk.Exec), string(sdk.Target)}, string(f.Role)) {
+		if !slices.Contains([]string{string(sdk.Exec), string(sdk.Target)}, string(f.Role)) {
 			t.Errorf("%s: %s has role %q", where, f.Path, f.Role)
 		}
 		kindOK := false
@@ -488,7 +489,7 @@ func TestUnusable(t *testing.T) {
 		f := fix(t, r)
 		for _, plat := range allTargets {
 			want := "use the system driver: nvidia_driver is part of the NVIDIA driver, which must match the kernel module installed on the machine that runs the binary"
-			if got := unusableOn(t, f, "nvidia_driver", plat); !contains(got, want) {
+			if got := unusableOn(t, f, "nvidia_driver", plat); !slices.Contains(got, want) {
 				t.Errorf("CUDA %s nvidia_driver on %s: %q, want %q", r, plat, got, want)
 			}
 			for _, sys := range []string{"fabricmanager", "nvidia_fs"} {
@@ -734,7 +735,7 @@ func TestDepsFitTheBatch(t *testing.T) {
 	}
 	for _, p := range fix(t, "12.4.1").res {
 		for plat := range p.Platforms {
-			if !contains(allTargets, plat) {
+			if !slices.Contains(allTargets, plat) {
 				t.Errorf("%s answered for %s, not a target", p.Name, plat)
 			}
 		}
@@ -845,4 +846,17 @@ func TestStaticLinkSets(t *testing.T) {
 			t.Errorf("CUDA %s %s static link options (-want +got):\n%s", tc.cuda, tc.pkg, diff)
 		}
 	}
+}
+
+// isWindows: no Windows archive's layout is described yet, whatever its CPU.
+func isWindows(target string) bool { return strings.HasPrefix(target, "windows-") }
+
+// successor is the package that replaces name in CUDA cuda, if renamed.
+func successor(name string, cuda ver) (string, bool) {
+	for _, r := range renames() {
+		if r.Replaces == name && within(cuda, r.Since, "") {
+			return r.Package, true
+		}
+	}
+	return "", false
 }

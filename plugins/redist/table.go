@@ -56,11 +56,11 @@ var npp = []string{"nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig", "npp
 // nvblas is lib/libnvblas.so.<cuBLAS major>, as data (see libcublas): a
 // data path is not computed from the version, and cuBLAS's major is the
 // CUDA release's.
-func nvblas() []file {
-	return []file{
-		data("lib/libnvblas.so.11", sdk.Target).through("11"),
-		data("lib/libnvblas.so.12", sdk.Target).from("12.0").through("12"),
-		data("lib/libnvblas.so.13", sdk.Target).from("13.0").through("13"),
+func nvblas() []sdk.FileSpec {
+	return []sdk.FileSpec{
+		data("lib/libnvblas.so.11", sdk.Target).CUDAThrough("11"),
+		data("lib/libnvblas.so.12", sdk.Target).CUDAFrom("12.0").CUDAThrough("12"),
+		data("lib/libnvblas.so.13", sdk.Target).CUDAFrom("13.0").CUDAThrough("13"),
 	}
 }
 
@@ -77,8 +77,8 @@ func runtime() dep { return edge("cuda_cudart") }
 // need on Linux.
 func linuxStaticSystemLibs() []string { return []string{"-ldl", "-lpthread", "-lrt"} }
 
-func nppFiles() []file {
-	fs := []file{headers("include")}
+func nppFiles() []sdk.FileSpec {
+	fs := []sdk.FileSpec{headers("include")}
 	for _, l := range npp {
 		fs = append(fs, solib("lib/lib"+l, soMajor), static("lib/lib"+l+"_static.a"), stub("lib/stubs/lib"+l+".so"))
 	}
@@ -100,7 +100,7 @@ var table = map[string]pkg{
 
 	"cuda_nvcc": {
 		about: "the CUDA compiler driver and its tools; before 13.0 also the crt headers, NVVM and the PTX compiler library",
-		files: []file{
+		files: []sdk.FileSpec{
 			tool("bin/nvcc"),
 			data("bin/nvcc.profile", sdk.Exec),
 			tool("bin/ptxas"),
@@ -111,28 +111,28 @@ var table = map[string]pkg{
 			// nvcc runs it for -arch=native, to ask the build machine's
 			// GPU. Every CUDA 13 nvcc wheel has it; CUDA 12's wheels carry
 			// no tools, so it is not claimed there unconfirmed.
-			tool("bin/__nvcc_device_query").from("13.0"),
+			tool("bin/__nvcc_device_query").CUDAFrom("13.0"),
 			// link.stub and prelink.stub for nvcc -dlink. Every nvcc wheel
 			// of CUDA 13 has them (bin/crt) but 13.0.0's (nvcc 13.0.48);
 			// 13.0.1 (nvcc 13.0.88) has them again.
-			data("bin/crt", sdk.Exec).through("12"),
-			data("bin/crt", sdk.Exec).from("13.0.1"),
+			data("bin/crt", sdk.Exec).CUDAThrough("12"),
+			data("bin/crt", sdk.Exec).CUDAFrom("13.0.1"),
 			// include/ holds crt/, fatbinary_section.h, nvPTXCompiler.h...:
 			// what nvcc compiles against, so Target. From 13.0 crt is
 			// cuda_crt's and the PTX compiler libnvptxcompiler's.
-			headers("include").through("12"),
+			headers("include").CUDAThrough("12"),
 			// From 13.0 include/ keeps only fatbinary_section.h, which the
 			// host half of every nvcc compile includes (the generated
 			// fatbin.c): read on the build machine, beside nvcc.
-			data("include/fatbinary_section.h", sdk.Exec).from("13.0"),
-			static("lib/libnvptxcompiler_static.a").through("12"),
+			data("include/fatbinary_section.h", sdk.Exec).CUDAFrom("13.0"),
+			static("lib/libnvptxcompiler_static.a").CUDAThrough("12"),
 			// NVVM: cicc and libdevice run and are read on the build
 			// machine; libNVVM itself (SONAME libnvvm.so.4 since CUDA 11.2)
 			// and nvvm.h are for programs that link it. From 13.0: libnvvm.
-			tool("nvvm/bin/cicc").through("12"),
-			data("nvvm/libdevice", sdk.Exec).through("12"),
-			headers("nvvm/include").through("12"),
-			solib("nvvm/lib64/libnvvm", soFixed("4")).through("12"),
+			tool("nvvm/bin/cicc").CUDAThrough("12"),
+			data("nvvm/libdevice", sdk.Exec).CUDAThrough("12"),
+			headers("nvvm/include").CUDAThrough("12"),
+			solib("nvvm/lib64/libnvvm", soFixed("4")).CUDAThrough("12"),
 		},
 		deps: []dep{
 			// nvcc 13 force-includes crt/host_config.h and drives cicc with
@@ -147,11 +147,11 @@ var table = map[string]pkg{
 		about: "nvcc's crt headers (include/crt: host_config.h, math_functions.h...), split from cuda_nvcc in 13.0",
 		// The include folder's root is include/, which holds crt/ (sources
 		// #include "crt/host_config.h").
-		files: []file{headers("include")},
+		files: []sdk.FileSpec{headers("include")},
 	},
 	"libnvvm": {
 		about: "NVVM, split from cuda_nvcc in 13.0: cicc, libdevice, libNVVM",
-		files: []file{
+		files: []sdk.FileSpec{
 			tool("nvvm/bin/cicc"),
 			data("nvvm/libdevice", sdk.Exec),
 			headers("nvvm/include"),
@@ -163,36 +163,39 @@ var table = map[string]pkg{
 	"libnvptxcompiler": {
 		about: "the PTX compiler library (static), split from cuda_nvcc in 13.0",
 		// inferred: the two files cuda_nvcc held before 13.0.
-		files: []file{headers("include"), static("lib/libnvptxcompiler_static.a")},
+		files: []sdk.FileSpec{headers("include"), static("lib/libnvptxcompiler_static.a")},
 	},
-	"cuda_cuobjdump": {about: "cuobjdump", files: []file{tool("bin/cuobjdump")}},
-	"cuda_nvdisasm":  {about: "nvdisasm", files: []file{tool("bin/nvdisasm")}},
-	"cuda_nvprune":   {about: "nvprune", files: []file{tool("bin/nvprune")}},
+	"cuda_cuobjdump": {about: "cuobjdump", files: []sdk.FileSpec{tool("bin/cuobjdump")}},
+	"cuda_nvdisasm":  {about: "nvdisasm", files: []sdk.FileSpec{tool("bin/nvdisasm")}},
+	"cuda_nvprune":   {about: "nvprune", files: []sdk.FileSpec{tool("bin/nvprune")}},
 	"cuda_cuxxfilt": {
 		about: "cu++filt, the CUDA demangler, and its library",
-		files: []file{tool("bin/cu++filt"), headers("include"), static("lib/libcufilt.a")},
+		files: []sdk.FileSpec{tool("bin/cu++filt"), headers("include"), static("lib/libcufilt.a")},
 	},
 	"cuda_tileiras": {
 		about: "tileiras, the CUDA Tile IR assembler (Tile IR bytecode to cubin), new in 13.1",
 		// nvidia-cuda-tileiras 13.3.36 holds bin/tileiras alone; from
 		// 13.4 (13.4.59) also tileirdisasm, its disassembler.
-		files: []file{tool("bin/tileiras"), tool("bin/tileirdisasm").from("13.4")},
+		files: []sdk.FileSpec{tool("bin/tileiras"), tool("bin/tileirdisasm").CUDAFrom("13.4")},
 	},
 	"cuda_ctadvisor": {
 		about: "ctadvisor, the compile-time advisor that reads nvcc's traces (new in 13.0)",
-		files: []file{tool("bin/ctadvisor")}, // inferred from the package name
+		files: []sdk.FileSpec{tool("bin/ctadvisor")}, // inferred from the package name
 	},
 
 	// --- Runtime and headers ---
 
 	"cuda_cudart": {
 		about: "the CUDA runtime, its headers and the driver API stub",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
-			solib("lib/libcudart", soCudart),
+			// CUDA 11's runtime is libcudart.so.11.0 for every 11.x; from
+			// 12 the major alone (libcudart.so.12, .13).
+			solib("lib/libcudart", soFixed("11.0")).Versions(untilV12),
+			solib("lib/libcudart", soMajor).Versions(fromV12),
 			static("lib/libcudart_static.a"),
 			static("lib/libcudadevrt.a"),
-			static("lib/libculibos.a").through("12"), // cuda_culibos from 13.0
+			static("lib/libculibos.a").CUDAThrough("12"), // cuda_culibos from 13.0
 			stub("lib/stubs/libcuda.so"),
 		},
 		deps: []dep{
@@ -226,56 +229,59 @@ var table = map[string]pkg{
 	},
 	"cuda_cccl": {
 		about: "CUDA C++ Core Libraries (Thrust, CUB, libcu++): headers",
-		files: []file{
-			headers("include").through("12"),
+		files: []sdk.FileSpec{
+			headers("include").CUDAThrough("12"),
 			// From 13.0 CCCL lives under include/cccl (nvcc adds it to the
 			// include path).
-			headers("include/cccl").from("13.0"),
+			headers("include/cccl").CUDAFrom("13.0"),
 		},
 	},
 	"cccl": {
 		about: "CUDA C++ Core Libraries (Thrust, CUB, libcu++): headers; cuda_cccl renamed in 13.3",
 		// nvidia-cuda-cccl 13.3.3.3.1 (the wheel of the same version) has
 		// include/cccl/{cub,cuda,nv,thrust} and lib/cmake.
-		files: []file{headers("include/cccl")},
+		files: []sdk.FileSpec{headers("include/cccl")},
 	},
 	"cuda_culibos": {
 		about:          "libculibos.a, the OS abstraction the static CUDA libraries link (in cuda_cudart before 13.0)",
-		files:          []file{static("lib/libculibos.a")}, // inferred: the file cuda_cudart held before 13.0
+		files:          []sdk.FileSpec{static("lib/libculibos.a")}, // inferred: the file cuda_cudart held before 13.0
 		staticLinkopts: linuxStaticSystemLibs(),
 	},
 	"cuda_profiler_api": {
 		about: "cuda_profiler_api.h and cudaProfiler.h (in cuda_nvprof before 11.8)",
-		files: []file{headers("include")},
+		files: []sdk.FileSpec{headers("include")},
 	},
 	"cuda_nvml_dev": {
 		about: "NVML's header and link stub; the library itself comes with the driver",
-		files: []file{headers("include"), stub("lib/stubs/libnvidia-ml.so")},
+		files: []sdk.FileSpec{headers("include"), stub("lib/stubs/libnvidia-ml.so")},
 	},
 	"cuda_sandbox_dev": {
 		about: "nvsandboxutils headers",
-		files: []file{headers("include")}, // inferred from the manifest's "CUDA nvsandboxutils Headers"
+		files: []sdk.FileSpec{headers("include")}, // inferred from the manifest's "CUDA nvsandboxutils Headers"
 	},
 	"cuda_opencl": {
 		about: "OpenCL headers and ICD loader",
-		files: []file{headers("include"), solib("lib/libOpenCL", soFixed("1"))},
+		files: []sdk.FileSpec{headers("include"), solib("lib/libOpenCL", soFixed("1"))},
 	},
 	"cuda_nvtx": {
 		about: "NVTX: the header-only NVTX 3 and, through 12.8, the NVTX 2 library",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			// NVIDIA removed libnvToolsExt in 12.9 (pytorch/pytorch#152756)
 			// for the NVTX 3 interop library: nvidia-nvtx-cu12 12.9.19 has
 			// lib/libnvtx3interop.so.1 and no libnvToolsExt.
-			solib("lib/libnvToolsExt", soFixed("1")).through("12.8"),
-			solib("lib/libnvtx3interop", soFixed("1")).from("12.9"),
+			solib("lib/libnvToolsExt", soFixed("1")).CUDAThrough("12.8"),
+			solib("lib/libnvtx3interop", soFixed("1")).CUDAFrom("12.9"),
 		},
 	},
 	"cuda_nvrtc": {
 		about: "NVRTC, the runtime compiler, and its builtins",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
-			solib("lib/libnvrtc", soNvrtc),
+			// NVRTC 11.2 to 11.8 is libnvrtc.so.11.2 (minor-version
+			// compatible from 11.2 on); from 12 the major alone.
+			solib("lib/libnvrtc", soFixed("11.2")).Versions(untilV12),
+			solib("lib/libnvrtc", soMajor).Versions(fromV12),
 			// libnvrtc-builtins.so.<CUDA major.minor>: the package's
 			// major.minor is the CUDA release's.
 			solib("lib/libnvrtc-builtins", soMajorMinor),
@@ -284,14 +290,14 @@ var table = map[string]pkg{
 			// not of 13.3.0. Linking it beside libnvrtc would give two
 			// definitions of every NVRTC symbol, so it is data: a file to
 			// ask for instead of libnvrtc.
-			data("lib/libnvrtc.alt.so.12", sdk.Target).from("12.8").through("12").only(linuxX86),
-			data("lib/libnvrtc-builtins.alt.so.12.8", sdk.Target).from("12.8").through("12.8").only(linuxX86),
-			data("lib/libnvrtc-builtins.alt.so.12.9", sdk.Target).from("12.9").through("12.9").only(linuxX86),
-			data("lib/libnvrtc.alt.so.13", sdk.Target).from("13.0").through("13.0").only(linuxX86),
-			data("lib/libnvrtc-builtins.alt.so.13.0", sdk.Target).from("13.0").through("13.0").only(linuxX86),
-			static("lib/libnvrtc_static.a").from("11.5"),
-			static("lib/libnvrtc-builtins_static.a").from("11.5"),
-			stub("lib/stubs/libnvrtc.so").from("12.1"), // seen from 12.1; 12.0 not confirmed
+			data("lib/libnvrtc.alt.so.12", sdk.Target).CUDAFrom("12.8").CUDAThrough("12").OnlyOn(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.12.8", sdk.Target).CUDAFrom("12.8").CUDAThrough("12.8").OnlyOn(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.12.9", sdk.Target).CUDAFrom("12.9").CUDAThrough("12.9").OnlyOn(linuxX86),
+			data("lib/libnvrtc.alt.so.13", sdk.Target).CUDAFrom("13.0").CUDAThrough("13.0").OnlyOn(linuxX86),
+			data("lib/libnvrtc-builtins.alt.so.13.0", sdk.Target).CUDAFrom("13.0").CUDAThrough("13.0").OnlyOn(linuxX86),
+			static("lib/libnvrtc_static.a").CUDAFrom("11.5"),
+			static("lib/libnvrtc-builtins_static.a").CUDAFrom("11.5"),
+			stub("lib/stubs/libnvrtc.so").CUDAFrom("12.1"), // seen from 12.1; 12.0 not confirmed
 		},
 		deps: []dep{
 			// Static NVRTC compiles PTX with the PTX compiler library:
@@ -303,7 +309,7 @@ var table = map[string]pkg{
 	},
 	"libnvjitlink": {
 		about: "nvJitLink, JIT link-time optimization (new in 12.0)",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			solib("lib/libnvJitLink", soMajor),
 			static("lib/libnvJitLink_static.a"),
@@ -313,7 +319,7 @@ var table = map[string]pkg{
 	},
 	"libnvfatbin": {
 		about: "nvFatbin, building fatbins at run time (new in 12.4)",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			solib("lib/libnvfatbin", soMajor),
 			static("lib/libnvfatbin_static.a"),
@@ -322,48 +328,51 @@ var table = map[string]pkg{
 	},
 	"cuda_cupti": {
 		about: "CUPTI, the profiling tools interface, and the NVIDIA perf SDK libraries",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
-			solib("lib/libcupti", soCupti),
+			// CUPTI 11.x is libcupti.so.11.<minor> (libcupti.so.11.8);
+			// from 12 the major alone (libcupti.so.12).
+			solib("lib/libcupti", soMajorMinor).Versions(untilV12),
+			solib("lib/libcupti", soMajor).Versions(fromV12),
 			solib("lib/libnvperf_host", soNone),
 			solib("lib/libnvperf_target", soNone),
 			// The PC sampling utility and checkpoint APIs, in every CUPTI
 			// wheel from 12.0 (11.x not confirmed).
-			solib("lib/libpcsamplingutil", soNone).from("12.0"),
-			solib("lib/libcheckpoint", soNone).from("12.0"),
+			solib("lib/libpcsamplingutil", soNone).CUDAFrom("12.0"),
+			solib("lib/libcheckpoint", soNone).CUDAFrom("12.0"),
 			// Static CUPTI is shipped for x86_64, and for sbsa from 12.6.
-			static("lib/libcupti_static.a").only(linuxX86),
-			static("lib/libcupti_static.a").only(linuxSBSA).from("12.6"),
-			static("lib/libnvperf_host_static.a").only(linuxX86),
+			static("lib/libcupti_static.a").OnlyOn(linuxX86),
+			static("lib/libcupti_static.a").OnlyOn(linuxSBSA).CUDAFrom("12.6"),
+			static("lib/libnvperf_host_static.a").OnlyOn(linuxX86),
 		},
 	},
 	"cuda_compat": {
 		about: "CUDA forward compatibility for Jetson (L4T): a newer libcuda for an older driver",
 		// Kept in compat/, to be put ahead of the driver's libraries only
 		// when wanted (SONAMEs as the driver's: libcuda.so.1).
-		files: []file{
+		files: []sdk.FileSpec{
 			solib("compat/libcuda", soFixed("1")),
 			solib("compat/libnvidia-ptxjitcompiler", soFixed("1")),
 		},
-		unusable: []unusable{
+		unusable: []sdk.Reason{
 			// Through 13.0 the archives are Jetson's (linux-aarch64).
-			{when: when{until: "13.0", off: []string{linuxJetson}}, reason: reasonCompat},
+			{When: sdk.When{Until: "13.0", Off: []string{linuxJetson}}, Says: reasonCompat},
 			// From 13.1 they are the data-center driver's: the sbsa archive
 			// also reaches linux-jetson, where it does not belong.
-			{when: when{since: "13.1", on: []string{linuxJetson}}, reason: reasonCompatDataCenter},
+			{When: sdk.When{Since: "13.1", On: []string{linuxJetson}}, Says: reasonCompatDataCenter},
 		},
 	},
 	"cuda_compat_orin": {
 		about: "CUDA forward compatibility for Jetson Orin (L4T), from 13.x; a newer libcuda for an older driver",
 		// inferred: the layout of cuda_compat's Jetson archives (compat/,
 		// the driver's SONAMEs).
-		files: []file{
+		files: []sdk.FileSpec{
 			solib("compat/libcuda", soFixed("1")),
 			solib("compat/libnvidia-ptxjitcompiler", soFixed("1")),
 		},
-		unusable: []unusable{
-			{when: when{off: []string{linuxJetson}}, reason: reasonCompatOrin},
-			{when: when{on: []string{linuxJetson}, lacks: "8.7"}, reason: reasonCompatOrinNotOrin},
+		unusable: []sdk.Reason{
+			{When: sdk.When{Off: []string{linuxJetson}}, Says: reasonCompatOrin},
+			{When: sdk.When{On: []string{linuxJetson}, Lacks: "8.7"}, Says: reasonCompatOrinNotOrin},
 		},
 	},
 
@@ -371,7 +380,7 @@ var table = map[string]pkg{
 
 	"libcublas": {
 		about: "cuBLAS, cuBLASLt and NVBLAS",
-		files: append([]file{
+		files: append([]sdk.FileSpec{
 			headers("include"),
 			solib("lib/libcublas", soMajor),
 			solib("lib/libcublasLt", soMajor),
@@ -394,14 +403,14 @@ var table = map[string]pkg{
 	},
 	"libcufft": {
 		about: "cuFFT and cuFFTW",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			solib("lib/libcufft", soMajor),
 			solib("lib/libcufftw", soMajor),
 			static("lib/libcufft_static.a"),
 			static("lib/libcufftw_static.a"),
 			// Not confirmed for 13.0 (cuFFT 12), so not claimed there.
-			static("lib/libcufft_static_nocallback.a").through("12"),
+			static("lib/libcufft_static_nocallback.a").CUDAThrough("12"),
 			stub("lib/stubs/libcufft.so"),
 			stub("lib/stubs/libcufftw.so"),
 		},
@@ -409,7 +418,7 @@ var table = map[string]pkg{
 	},
 	"libcurand": {
 		about: "cuRAND",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			solib("lib/libcurand", soMajor),
 			static("lib/libcurand_static.a"),
@@ -419,7 +428,7 @@ var table = map[string]pkg{
 	},
 	"libcusolver": {
 		about: "cuSOLVER and cuSOLVERMg",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			solib("lib/libcusolver", soMajor),
 			solib("lib/libcusolverMg", soMajor),
@@ -427,10 +436,10 @@ var table = map[string]pkg{
 			// LAPACK for static cuSOLVER: liblapack_static.a through 11.x,
 			// libcusolver_lapack_static.a from 11.8 (seen in 11.8; 11.7 not
 			// confirmed), which replaced it in 12.0.
-			static("lib/liblapack_static.a").through("11"),
-			static("lib/libcusolver_lapack_static.a").from("11.8"),
+			static("lib/liblapack_static.a").CUDAThrough("11"),
+			static("lib/libcusolver_lapack_static.a").CUDAFrom("11.8"),
 			// METIS, seen through 12.6; not claimed for 13.0.
-			static("lib/libmetis_static.a").through("12"),
+			static("lib/libmetis_static.a").CUDAThrough("12"),
 			stub("lib/stubs/libcusolver.so"),
 			stub("lib/stubs/libcusolverMg.so"),
 		},
@@ -443,7 +452,7 @@ var table = map[string]pkg{
 	},
 	"libcusparse": {
 		about: "cuSPARSE",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			solib("lib/libcusparse", soMajor),
 			static("lib/libcusparse_static.a"),
@@ -454,7 +463,7 @@ var table = map[string]pkg{
 	"libnpp": {about: "NPP, the NVIDIA Performance Primitives", files: nppFiles(), deps: []dep{runtime()}},
 	"libnvjpeg": {
 		about: "nvJPEG",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			solib("lib/libnvjpeg", soMajor),
 			static("lib/libnvjpeg_static.a"),
@@ -464,7 +473,7 @@ var table = map[string]pkg{
 	},
 	"libcufile": {
 		about: "cuFile, GPUDirect Storage's library (needs the nvidia-fs kernel module to do direct I/O)",
-		files: []file{
+		files: []sdk.FileSpec{
 			headers("include"),
 			// cuFile's SONAMEs do not follow its 1.x version.
 			solib("lib/libcufile", soFixed("0")),
@@ -476,16 +485,16 @@ var table = map[string]pkg{
 	"libcudla": {
 		about: "cuDLA, the Jetson deep-learning accelerator's CUDA interface",
 		// The stub is confirmed for 13.x archives; inferred for 11.8 to 12.x.
-		files: []file{headers("include"), solib("lib/libcudla", soFixed("1")), stub("lib/stubs/libcudla.so")},
+		files: []sdk.FileSpec{headers("include"), solib("lib/libcudla", soFixed("1")), stub("lib/stubs/libcudla.so")},
 		// From 13.0 its archive is linux-sbsa's (Jetson Thor is sbsa), which
 		// the host also offers for server ARM, which has no DLA.
-		unusable: []unusable{{when: when{off: []string{linuxJetson}}, reason: reasonDLA}},
+		unusable: []sdk.Reason{{When: sdk.When{Off: []string{linuxJetson}}, Says: reasonDLA}},
 	},
 	"libcuobjclient": {
 		about: "cuObject client, GPUDirect Storage for objects (S3 over RDMA), new in 13.x",
 		// libcuobjclient.so.1 (libcuobjclient.so.1.2.0 in CUDA 13.3; the
 		// SONAME programs that dlopen it name) and its header; no wheel.
-		files: []file{headers("include"), solib("lib/libcuobjclient", soFixed("1"))},
+		files: []sdk.FileSpec{headers("include"), solib("lib/libcuobjclient", soFixed("1"))},
 		// It calls cuFile's RDMA API (cuFileRDMADescStrGet, cuFile 1.18+).
 		deps: []dep{edge("libcufile")},
 	},
@@ -494,42 +503,42 @@ var table = map[string]pkg{
 
 	"cuda_gdb": {
 		about: "cuda-gdb",
-		files: []file{runTool("bin/cuda-gdb"), runTool("bin/cuda-gdbserver")},
+		files: []sdk.FileSpec{runTool("bin/cuda-gdb"), runTool("bin/cuda-gdbserver")},
 	},
 	"cuda_sanitizer_api": {
 		about: "compute-sanitizer and the Sanitizer API",
-		files: []file{runTool("bin/compute-sanitizer"), data("compute-sanitizer", sdk.Target)},
+		files: []sdk.FileSpec{runTool("bin/compute-sanitizer"), data("compute-sanitizer", sdk.Target)},
 	},
-	"cuda_memcheck": {about: "cuda-memcheck (through 11.8)", files: []file{runTool("bin/cuda-memcheck")}},
+	"cuda_memcheck": {about: "cuda-memcheck (through 11.8)", files: []sdk.FileSpec{runTool("bin/cuda-memcheck")}},
 	"cuda_nvprof": {
 		about: "nvprof and its injection libraries; on linux-sbsa only headers",
-		files: []file{
-			runTool("bin/nvprof").only(linuxX86, linuxPPC),
+		files: []sdk.FileSpec{
+			runTool("bin/nvprof").OnlyOn(linuxX86, linuxPPC),
 			// libcuinj64.so.<major.minor> (libcuinj64.so.11.8, .12.2).
-			solib("lib/libcuinj64", soMajorMinor).only(linuxX86, linuxPPC),
-			solib("lib/libaccinj64", soMajorMinor).only(linuxX86, linuxPPC),
+			solib("lib/libcuinj64", soMajorMinor).OnlyOn(linuxX86, linuxPPC),
+			solib("lib/libaccinj64", soMajorMinor).OnlyOn(linuxX86, linuxPPC),
 			// The profiler API headers were here until cuda_profiler_api
 			// took them in 11.8; the sbsa archive (through 11.7) is headers
 			// only.
-			headers("include").only(linuxX86, linuxPPC).through("11.7"),
-			headers("include").only(linuxSBSA),
+			headers("include").OnlyOn(linuxX86, linuxPPC).CUDAThrough("11.7"),
+			headers("include").OnlyOn(linuxSBSA),
 		},
 		deps: []dep{edge("cuda_cupti").platforms(linuxX86, linuxPPC)},
 	},
 	"cuda_nvvp": {
 		about: "the NVIDIA Visual Profiler",
-		files: []file{runTool("bin/nvvp"), data("libnvvp", sdk.Target)},
+		files: []sdk.FileSpec{runTool("bin/nvvp"), data("libnvvp", sdk.Target)},
 	},
-	"nsight_systems": {about: "Nsight Systems", files: []file{runTool("bin/nsys")}},
+	"nsight_systems": {about: "Nsight Systems", files: []sdk.FileSpec{runTool("bin/nsys")}},
 	"nsight_compute": {
 		about:    "Nsight Compute",
-		unusable: []unusable{everywhere(reasonNsightCompute)},
+		unusable: []sdk.Reason{everywhere(reasonNsightCompute)},
 	},
 	"cuda_demo_suite": {
 		about: "prebuilt CUDA demos (deviceQuery, bandwidthTest...)",
 		// Where the toolkit installs them; inferred for the archives, which
 		// nixpkgs' scan shows without bin/.
-		files: []file{
+		files: []sdk.FileSpec{
 			runTool("extras/demo_suite/deviceQuery"),
 			runTool("extras/demo_suite/bandwidthTest"),
 			runTool("extras/demo_suite/busGrind"),
@@ -539,26 +548,26 @@ var table = map[string]pkg{
 
 	// --- Not build inputs ---
 
-	"cuda_documentation":        {about: "the CUDA documentation", unusable: []unusable{everywhere(reasonDocs)}},
-	"libnvvm_samples":           {about: "libNVVM samples (12.0, 12.1)", unusable: []unusable{everywhere(reasonSamples)}},
-	"cuda_nsight":               {about: "Nsight Eclipse Edition plugin", unusable: []unusable{everywhere(reasonIDE)}},
-	"nsight_vse":                {about: "Nsight Visual Studio Edition (Windows)", unusable: []unusable{everywhere(reasonIDE)}},
-	"visual_studio_integration": {about: "CUDA Visual Studio integration (Windows)", unusable: []unusable{everywhere(reasonIDE)}},
+	"cuda_documentation":        {about: "the CUDA documentation", unusable: []sdk.Reason{everywhere(reasonDocs)}},
+	"libnvvm_samples":           {about: "libNVVM samples (12.0, 12.1)", unusable: []sdk.Reason{everywhere(reasonSamples)}},
+	"cuda_nsight":               {about: "Nsight Eclipse Edition plugin", unusable: []sdk.Reason{everywhere(reasonIDE)}},
+	"nsight_vse":                {about: "Nsight Visual Studio Edition (Windows)", unusable: []sdk.Reason{everywhere(reasonIDE)}},
+	"visual_studio_integration": {about: "CUDA Visual Studio integration (Windows)", unusable: []sdk.Reason{everywhere(reasonIDE)}},
 	// Windows only (nvToolsExt64_1.dll): unusable through the Windows rule.
 	"nsight_nvtx": {about: "NVTX 2 for Windows (through 11.8)"},
 
 	// --- Driver and system side ---
 
-	"nvidia_driver":    {about: "the NVIDIA Linux driver", unusable: []unusable{everywhere(reasonDriver)}},
-	"driver_assistant": {about: "the NVIDIA driver installation assistant", unusable: []unusable{everywhere(reasonDriver)}},
-	"fabricmanager":    {about: "the NVSwitch fabric manager service", unusable: []unusable{everywhere(reasonDriverService)}},
-	"imex":             {about: "the IMEX (multi-node memory export) service", unusable: []unusable{everywhere(reasonDriverService)}},
-	"libnvidia_nscq":   {about: "NSCQ, the NVSwitch configuration and query library", unusable: []unusable{everywhere(reasonDriverService)}},
-	"libnvsdm":         {about: "NVSDM, the NVSwitch device monitoring library", unusable: []unusable{everywhere(reasonDriverService)}},
-	"nvidia_fs":        {about: "the GPUDirect Storage kernel module", unusable: []unusable{everywhere(reasonKernelModule)}},
-	"mft":              {about: "NVLink 5 switch firmware tools", unusable: []unusable{everywhere(reasonFabric)}},
-	"mft_autocomplete": {about: "shell completion for the NVLink 5 firmware tools", unusable: []unusable{everywhere(reasonFabric)}},
-	"mft_oem":          {about: "OEM NVLink 5 firmware tools", unusable: []unusable{everywhere(reasonFabric)}},
-	"nvlsm":            {about: "the NVLink subnet manager", unusable: []unusable{everywhere(reasonFabric)}},
-	"collectx_bringup": {about: "UFM telemetry CollectX", unusable: []unusable{everywhere(reasonFabric)}},
+	"nvidia_driver":    {about: "the NVIDIA Linux driver", unusable: []sdk.Reason{everywhere(reasonDriver)}},
+	"driver_assistant": {about: "the NVIDIA driver installation assistant", unusable: []sdk.Reason{everywhere(reasonDriver)}},
+	"fabricmanager":    {about: "the NVSwitch fabric manager service", unusable: []sdk.Reason{everywhere(reasonDriverService)}},
+	"imex":             {about: "the IMEX (multi-node memory export) service", unusable: []sdk.Reason{everywhere(reasonDriverService)}},
+	"libnvidia_nscq":   {about: "NSCQ, the NVSwitch configuration and query library", unusable: []sdk.Reason{everywhere(reasonDriverService)}},
+	"libnvsdm":         {about: "NVSDM, the NVSwitch device monitoring library", unusable: []sdk.Reason{everywhere(reasonDriverService)}},
+	"nvidia_fs":        {about: "the GPUDirect Storage kernel module", unusable: []sdk.Reason{everywhere(reasonKernelModule)}},
+	"mft":              {about: "NVLink 5 switch firmware tools", unusable: []sdk.Reason{everywhere(reasonFabric)}},
+	"mft_autocomplete": {about: "shell completion for the NVLink 5 firmware tools", unusable: []sdk.Reason{everywhere(reasonFabric)}},
+	"mft_oem":          {about: "OEM NVLink 5 firmware tools", unusable: []sdk.Reason{everywhere(reasonFabric)}},
+	"nvlsm":            {about: "the NVLink subnet manager", unusable: []sdk.Reason{everywhere(reasonFabric)}},
+	"collectx_bringup": {about: "UFM telemetry CollectX", unusable: []sdk.Reason{everywhere(reasonFabric)}},
 }

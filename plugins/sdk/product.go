@@ -31,13 +31,31 @@ type Product struct {
 	Unlisted    bool
 	StripPrefix string
 	FlatCUDA    []FlatCUDA
+	// Toolkit, Toolchain, LocalHints and LocalIdentify are the toolkit's
+	// ProductFacts, and Renames the Description's: the CUDA toolkit's
+	// plugin is a declaration too.
+	Toolkit       bool
+	Toolchain     *Toolchain
+	LocalHints    []LocalHint
+	LocalIdentify []string
+	Renames       []Rename
 	// NoCUDA marks a product that needs no CUDA at all (NVPL): batches may
 	// then carry no CUDA version, and Call.CUDA is zero.
 	NoCUDA bool
+	// Wheels are the Python package index projects the product's packages
+	// also come from (ProductFacts.Wheels). A product with Wheels and no
+	// Path comes from wheels only (NCCL); with both, the user picks the
+	// source per product (docs/sources.md).
+	Wheels []WheelProject
 	// Platforms are the target platforms NVIDIA serves and the declaration
 	// describes. The host marks an archive for any other platform unusable,
 	// in the same words for every product (Windows archives, today).
 	Platforms []string
+	// Refuse are reasons for every package, NVIDIA's next included, judged
+	// only where it has an archive and said after the package's own. The
+	// toolkit declares no Platforms and refuses Windows itself, so that its
+	// generated reasons keep their order.
+	Refuse []Reason
 	// Majors are the release majors the declaration describes; a release of
 	// another major is unusable on every platform, with a reason, rather
 	// than guessed at. Empty: every major.
@@ -71,6 +89,11 @@ type PackageSpec struct {
 	Floors []Floor
 	// StaticLinkopts are the system libraries its static libraries need.
 	StaticLinkopts []string
+	// Unusable are where the package cannot be used, whatever its
+	// archives: a reason that holds wins over files and floors.
+	Unusable []Reason
+	// About says what the package is, in a few words (documentation).
+	About string
 }
 
 // Range bounds releases: From inclusive, Below exclusive, both versions
@@ -104,14 +127,24 @@ func (r Range) check() error {
 // Shared("lib/libcudnn.so", ReleaseMajor) is lib/libcudnn.so.9 for cuDNN 9.
 const ReleaseMajor = "{major}"
 
-// FileSpec is one output of a package (File), for the releases of Range.
-// ReleaseMajor in Path is the release's major; a shared library's SONAME
-// is its file name.
+// FileSpec is one output of a package (File), for the releases of Range
+// where When holds and, when CUDA is set, only in archives for those CUDA
+// majors ("12"): a wheel's files may differ per CUDA major while its
+// release does not. ReleaseMajor, PackageMajor and PackageMinor in Path are
+// filled in; a shared library's SONAME is its file name.
 type FileSpec struct {
 	Range
+	When
 	Path string
 	Kind Kind
 	Role Role
+	CUDA []string
+	// InWheels: the product's wheels carry this static library too
+	// (NVSHMEM's device library, linked only statically). Other static
+	// libraries and stubs are left out of a wheel's answer.
+	InWheels bool
+	// unversioned: a shared library without a SONAME major, on purpose.
+	unversioned bool
 }
 
 // Header is an include folder or a header, for the target.
@@ -122,6 +155,12 @@ func Header(p string) FileSpec { return FileSpec{Path: p, Kind: Headers, Role: T
 // lib/libcudss.so.0 with SONAME libcudss.so.0.
 func Shared(p, soMajor string) FileSpec {
 	return FileSpec{Path: p + "." + soMajor, Kind: SharedLib, Role: Target}
+}
+
+// Unversioned is a shared library whose SONAME is its file name with no
+// version (libnvperf_host.so).
+func Unversioned(p string) FileSpec {
+	return FileSpec{Path: p, Kind: SharedLib, Role: Target, unversioned: true}
 }
 
 // Static is a static library, for the target.
@@ -146,16 +185,49 @@ func (f FileSpec) From(v string) FileSpec { f.Range.From = v; return f }
 // Below bounds the file to releases below v.
 func (f FileSpec) Below(v string) FileSpec { f.Range.Below = v; return f }
 
+// Wheeled says the product's wheels carry this static library or stub too.
+func (f FileSpec) Wheeled() FileSpec { f.InWheels = true; return f }
+
+// ForCUDA bounds the file to archives for these CUDA majors: the archive's
+// variant ("cuda12"), or the batch's CUDA major for an archive without one.
+func (f FileSpec) ForCUDA(majors ...string) FileSpec { f.CUDA = majors; return f }
+
+// forCUDA reports whether the file is in an archive for CUDA major m.
+func (f FileSpec) forCUDA(m string) bool { return len(f.CUDA) == 0 || slices.Contains(f.CUDA, m) }
+
+// CUDAFrom bounds the file to CUDA v and newer (When.Since).
+func (f FileSpec) CUDAFrom(v string) FileSpec { f.When.Since = v; return f }
+
+// CUDAThrough bounds the file to CUDA v and older, a prefix: "12" is every
+// 12.x (When.Until).
+func (f FileSpec) CUDAThrough(v string) FileSpec { f.When.Until = v; return f }
+
+// OnlyOn limits the file to some target platforms.
+func (f FileSpec) OnlyOn(platforms ...string) FileSpec { f.When.On = platforms; return f }
+
+// Versions bounds the file to the package versions of r.
+func (f FileSpec) Versions(r Range) FileSpec { f.When.Version = r; return f }
+
 // DepSpec is an edge (Dep's fields of the same names) for the releases of
-// Range. SameRelease points it at the package of the set whose release has
-// this package's major.minor (cuDNN's samples build against their own
-// cuDNN), and drops it when the set has none.
+// Range where When holds; When's Since and Until go to the host with it,
+// and On, Off and Lacks, which are a platform's, are not an edge's.
+// SameRelease points it at the package of the set whose release has this
+// package's major.minor (cuDNN's samples build against their own cuDNN),
+// and drops it when the set has none. Platforms keeps the configured ones,
+// and the edge is dropped when none is. ForwardCompat edges exist only when
+// the configuration asks for forward compatibility; with OnlyFor (a
+// capability's major.minor) the edge keeps a platform only where every
+// capability built for is that one: a Jetson module's forward-compatibility
+// libcuda must not load on another module.
 type DepSpec struct {
 	Range
+	When
 	Package                         string
 	Runtime, Static, Headers, Merge bool
 	SameRelease                     bool
 	Platforms                       []string
+	ForwardCompat                   bool
+	OnlyFor                         string
 }
 
 // Floor is a capability floor: for the releases of Range, the package
@@ -235,10 +307,18 @@ func (p Product) Check() error {
 			switch {
 			case f.Path == "" || !slices.Contains(Kinds(), f.Kind) || (f.Role != Exec && f.Role != Target):
 				return bad("package %s: file %q: expected a path, a kind and the role exec or target", ps.Manifest, f.Path)
-			case f.Kind == SharedLib && !strings.Contains(path.Base(f.Path), ".so."):
-				return bad("package %s: shared library %q: expected a SONAME major (Shared)", ps.Manifest, f.Path)
+			case f.Kind == SharedLib && !strings.Contains(path.Base(f.Path), ".so.") && !f.unversioned:
+				return bad("package %s: shared library %q: expected a SONAME major (Shared) or none (Unversioned)", ps.Manifest, f.Path)
 			}
 			if err := f.check(); err != nil {
+				return bad("package %s: file %q: %v", ps.Manifest, f.Path, err)
+			}
+			for _, m := range f.CUDA {
+				if n, err := strconv.Atoi(m); err != nil || n <= 0 || strconv.Itoa(n) != m {
+					return bad("package %s: file %q: CUDA major %q: expected a number such as \"12\"", ps.Manifest, f.Path, m)
+				}
+			}
+			if err := f.validate(); err != nil {
 				return bad("package %s: file %q: %v", ps.Manifest, f.Path, err)
 			}
 		}
@@ -248,6 +328,17 @@ func (p Product) Check() error {
 			}
 			if err := d.check(); err != nil {
 				return bad("package %s: edge to %s: %v", ps.Manifest, d.Package, err)
+			}
+			if err := d.validate(); err != nil {
+				return bad("package %s: edge to %s: %v", ps.Manifest, d.Package, err)
+			}
+			if len(d.On) > 0 || len(d.Off) > 0 || d.Lacks != "" {
+				return bad("package %s: edge to %s: On, Off and Lacks are a platform's; an edge names its Platforms", ps.Manifest, d.Package)
+			}
+			if d.OnlyFor != "" {
+				if _, err := ParseVersion(d.OnlyFor); err != nil {
+					return bad("package %s: edge to %s: OnlyFor: %v", ps.Manifest, d.Package, err)
+				}
 			}
 		}
 		for _, fl := range ps.Floors {
@@ -260,6 +351,16 @@ func (p Product) Check() error {
 			if fl.Says == "" {
 				return bad("package %s: floor %s: expected what it says (Says)", ps.Manifest, fl.Min)
 			}
+		}
+		for _, r := range ps.Unusable {
+			if err := checkReason(r); err != nil {
+				return bad("package %s: reason %q: %v", ps.Manifest, r.Says, err)
+			}
+		}
+	}
+	for _, r := range p.Refuse {
+		if err := checkReason(r); err != nil {
+			return bad("refusal %q: %v", r.Says, err)
 		}
 	}
 	return nil
@@ -289,12 +390,14 @@ func (d declared) Describe() Description {
 		name = d.p.Name
 	}
 	base := d.p.Base
-	if base == "" {
+	if base == "" && (d.p.Path != "" || len(d.p.Wheels) == 0) {
+		// A wheel-only product has no NVIDIA folder to locate.
 		base = NVIDIABase
 	}
-	return Description{Name: name, Products: []string{d.p.Name}, Facts: []ProductFacts{{
+	return Description{Name: name, Products: []string{d.p.Name}, Renames: d.p.Renames, Facts: []ProductFacts{{
 		Product: d.p.Name, Unlisted: d.p.Unlisted, Base: base, Path: d.p.Path, FlatCUDA: d.p.FlatCUDA,
-		StripPrefix: d.p.StripPrefix, Platforms: d.p.Platforms, NoCUDA: d.p.NoCUDA,
+		StripPrefix: d.p.StripPrefix, Platforms: d.p.Platforms, NoCUDA: d.p.NoCUDA, Wheels: slices.Clone(d.p.Wheels),
+		Toolkit: d.p.Toolkit, Toolchain: d.p.Toolchain, LocalHints: d.p.LocalHints, LocalIdentify: d.p.LocalIdentify,
 	}}}
 }
 
@@ -315,7 +418,7 @@ func (d declared) Fixup(ctx context.Context, b *Batch) (*Result, error) {
 		spec, ok := d.specs[p.Manifest]
 		if !ok {
 			// NVIDIA's next package: served from the conventional layout.
-			return Generic(p), nil
+			return d.generic(c, p), nil
 		}
 		r := PackageResult{Name: p.Name, Platforms: map[string]PlatformResult{}}
 		if len(d.p.Majors) > 0 && !slices.Contains(d.p.Majors, rel.Major()) {
@@ -328,7 +431,9 @@ func (d declared) Fixup(ctx context.Context, b *Batch) (*Result, error) {
 		}
 		c := c
 		c.Release = rel
-		d.answer(c, spec, p, &r)
+		if err := d.answer(c, spec, p, &r); err != nil {
+			return r, err
+		}
 		if d.p.Amend != nil {
 			if err := d.p.Amend(c, p, &r); err != nil {
 				return r, err
@@ -338,49 +443,72 @@ func (d declared) Fixup(ctx context.Context, b *Batch) (*Result, error) {
 	})
 }
 
+// generic is the answer for a package the declaration does not list: the
+// conventional layout where it has an archive, unless the product refuses
+// that archive.
+func (d declared) generic(c Call, p Package) PackageResult {
+	r := Generic(p)
+	if len(d.p.Refuse) == 0 {
+		return r
+	}
+	fill := filler(d.p.Title, p)
+	version, _ := ParseVersion(p.Version)
+	for plat := range r.Platforms {
+		if why := reasons(d.p.Refuse, scene{cuda: c.CUDA, version: version, platform: plat, cfg: c.Batch.Config}, fill); len(why) > 0 {
+			r.Platforms[plat] = PlatformResult{Unusable: why}
+		}
+	}
+	return r
+}
+
 // answer is the declaration's answer for a known package.
-func (d declared) answer(c Call, spec *PackageSpec, p Package, r *PackageResult) {
+func (d declared) answer(c Call, spec *PackageSpec, p Package, r *PackageResult) error {
 	rel := c.Release
+	cfg := c.Batch.Config
+	version, err := ParseVersion(p.Version)
+	if err != nil && usesVersion(spec) {
+		return fmt.Errorf("version: %w", err)
+	}
+	edge := scene{cuda: c.CUDA, version: version, cfg: cfg}
 	for _, ds := range spec.Deps {
-		if !ds.holds(rel) {
+		if !ds.holds(rel) || !ds.applies(edge) || ds.ForwardCompat && !cfg.ForwardCompat {
 			continue
 		}
-		dep := Dep{Package: ds.Package, Runtime: ds.Runtime, Static: ds.Static, Headers: ds.Headers, Merge: ds.Merge,
-			Platforms: ds.Platforms}
+		dep := Dep{Package: ds.Package, Since: ds.Since, Until: ds.Until, Runtime: ds.Runtime, Static: ds.Static,
+			Headers: ds.Headers, Merge: ds.Merge}
 		if ds.SameRelease {
 			own := rel.Truncate(2)
 			if !c.Set.HasRelease(ds.Package, own) {
 				continue
 			}
 			dep.Release = own.String()
-		} else if !c.Set.Has(ds.Package) {
+		} else if !c.Set.Has(ds.Package) && !d.renamedIn(c, ds.Package) {
+			continue
+		}
+		for _, pl := range ds.Platforms {
+			if (len(cfg.Targets) == 0 || slices.Contains(cfg.Targets, pl)) &&
+				(ds.OnlyFor == "" || onlyCapability(cfg, cfg.Capabilities[pl], ds.OnlyFor)) {
+				dep.Platforms = append(dep.Platforms, pl)
+			}
+		}
+		if len(ds.Platforms) > 0 && len(dep.Platforms) == 0 {
 			continue
 		}
 		r.Deps = append(r.Deps, dep)
 	}
 	r.StaticLinkopts = slices.Clone(spec.StaticLinkopts)
-	major := strconv.Itoa(rel.Major())
-	var files []File
-	for _, f := range spec.Files {
-		if !f.holds(rel) {
-			continue
-		}
-		out := File{Path: strings.ReplaceAll(f.Path, ReleaseMajor, major), Kind: f.Kind, Role: f.Role}
-		if f.Kind == SharedLib {
-			out.SONAME = path.Base(out.Path)
-		}
-		files = append(files, out)
-	}
+	batchCUDA, _, _ := strings.Cut(c.Batch.CUDA, ".")
 	title := spec.Title
 	if title == "" {
 		title = d.p.Title
 	}
+	fill := filler(title, p)
 	floor := func(caps []string) []string {
 		for _, fl := range spec.Floors {
 			if !fl.holds(rel) {
 				continue
 			}
-			below := c.Batch.Config.Below(caps, MustVersion(fl.Min))
+			below := cfg.Below(caps, MustVersion(fl.Min))
 			if below == "" {
 				return nil
 			}
@@ -389,11 +517,82 @@ func (d declared) answer(c Call, spec *PackageSpec, p Package, r *PackageResult)
 		}
 		return nil
 	}
+	archives := map[string]Archive{}
 	for _, a := range p.Archives {
-		pr := PlatformResult{Files: slices.Clone(files)}
-		pr.Unusable, pr.Judged = c.Batch.Config.JudgeCapabilities(a.Platform, floor)
-		r.Platforms[a.Platform] = pr
+		archives[a.Platform] = a
 	}
+	for _, plat := range targetsOf(cfg, p) {
+		sc := scene{cuda: c.CUDA, version: version, platform: plat, cfg: cfg}
+		why := reasons(spec.Unusable, sc, fill)
+		a, served := archives[plat]
+		if served {
+			why = append(why, reasons(d.p.Refuse, sc, fill)...)
+		}
+		if len(why) > 0 {
+			r.Platforms[plat] = PlatformResult{Unusable: why}
+			continue
+		}
+		if !served {
+			continue // the host's reasons for having no archive stand
+		}
+		cuda := strings.TrimPrefix(a.Variant, "cuda")
+		if a.Variant == "" {
+			cuda = batchCUDA
+		}
+		// A product's own wheels carry what Python loads: no static
+		// library and no stub unless the file says so, so naming them
+		// would point the build at missing files. A product without
+		// declared wheels (the toolkit, whose CUDA 13 wheels do carry
+		// libcudart_static.a) is answered as its files say.
+		wheel := len(d.p.Wheels) > 0 && strings.HasSuffix(a.RelativePath, ".whl")
+		var files []File
+		for _, f := range spec.Files {
+			if !f.holds(rel) || !f.applies(sc) || !f.forCUDA(cuda) ||
+				(wheel && (f.Kind == StaticLib || f.Kind == StubLib) && !f.InWheels) {
+				continue
+			}
+			out := File{Path: expandPath(f.Path, rel, version), Kind: f.Kind, Role: f.Role}
+			if f.Kind == SharedLib {
+				out.SONAME = path.Base(out.Path)
+			}
+			files = append(files, out)
+		}
+		pr := PlatformResult{Files: files}
+		pr.Unusable, pr.Judged = cfg.JudgeCapabilities(plat, floor)
+		r.Platforms[plat] = pr
+	}
+	return nil
+}
+
+// renamedIn reports whether a package the set lacks has a successor there:
+// the host follows the product's renames to it.
+func (d declared) renamedIn(c Call, manifest string) bool {
+	for _, rn := range d.p.Renames {
+		if rn.Replaces == manifest && WithinCUDA(c.CUDA, rn.Since, "") && c.Set.Has(rn.Package) {
+			return true
+		}
+	}
+	return false
+}
+
+// usesVersion reports whether a package's rows read its own version.
+func usesVersion(spec *PackageSpec) bool {
+	for _, f := range spec.Files {
+		if f.Version != (Range{}) || strings.Contains(f.Path, PackageMajor) || strings.Contains(f.Path, PackageMinor) {
+			return true
+		}
+	}
+	for _, ds := range spec.Deps {
+		if ds.Version != (Range{}) {
+			return true
+		}
+	}
+	for _, rs := range spec.Unusable {
+		if rs.Version != (Range{}) {
+			return true
+		}
+	}
+	return false
 }
 
 // majors writes the described majors for a message: "0.x", "8.x and 9.x".

@@ -158,6 +158,48 @@ func TestDeclaredNoCUDA(t *testing.T) {
 	}
 }
 
+// A wheel's files may differ per CUDA major at one release (cuFFTMp's
+// library, NVSHMEM's oldest bitcode): ForCUDA picks them by the archive's
+// variant, else by the batch's CUDA major.
+func TestDeclaredForCUDA(t *testing.T) {
+	p := Product{Name: "w", Title: "W", Platforms: []string{"linux-x86_64", "linux-sbsa"},
+		Wheels: []WheelProject{{Project: "nvidia-w-cu{major}", CUDAMajors: []string{"12", "13"}, Package: "libw", Prefix: "nvidia/w"}},
+		Packages: []PackageSpec{{Manifest: "libw", Files: []FileSpec{
+			Header("include"),
+			Shared("lib/libw.so", "11").ForCUDA("12"),
+			Shared("lib/libw.so", "12").ForCUDA("13"),
+		}}}}
+	for _, tt := range []struct {
+		cuda, variant, want string
+	}{
+		{"12.9.0", "cuda12", "lib/libw.so.11"},
+		{"13.0.0", "cuda13", "lib/libw.so.12"},
+		{"12.9.0", "", "lib/libw.so.11"},
+		{"13.0.0", "", "lib/libw.so.12"},
+		{"14.0.0", "cuda14", ""},
+	} {
+		b := &Batch{CUDA: tt.cuda, Product: "w", Packages: []Package{{Name: "libw", Manifest: "libw", Product: "w", Release: "1.0", Version: "1.0.0",
+			Archives: []Archive{{Platform: "linux-x86_64", Variant: tt.variant}}}}}
+		res, err := p.Fixer().Fixup(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var libs []string
+		for _, f := range res.Packages[0].Platforms["linux-x86_64"].Files {
+			if f.Kind == SharedLib {
+				libs = append(libs, f.Path)
+			}
+		}
+		if got := strings.Join(libs, ","); got != tt.want {
+			t.Errorf("CUDA %s variant %q: shared libraries %q, want %q", tt.cuda, tt.variant, got, tt.want)
+		}
+	}
+	// A wheel-only product has no NVIDIA folder: no Base, its wheels.
+	if f := p.Fixer().Describe().Facts[0]; f.Base != "" || len(f.Wheels) != 1 || f.Wheels[0].Prefix != "nvidia/w" {
+		t.Errorf("wheel-only facts %+v", f)
+	}
+}
+
 func TestKnows(t *testing.T) {
 	if p := example(); !p.Knows("libthing") || p.Knows("libnew") {
 		t.Error("Knows")
@@ -186,12 +228,42 @@ func TestCheck(t *testing.T) {
 		{"bad edge", func(p *Product) { p.Packages[0].Deps[0].Range.Below = "a" }, "edge to cuda_cudart"},
 		{"bad floor", func(p *Product) { p.Packages[0].Floors[0].Min = "sm_75" }, "floor"},
 		{"floor says nothing", func(p *Product) { p.Packages[0].Floors[1].Says = "" }, "expected what it says"},
+		{"bad CUDA major", func(p *Product) { p.Packages[0].Files[0] = p.Packages[0].Files[0].ForCUDA("cu12") }, `file "include": CUDA major "cu12"`},
 	} {
 		p := example()
 		tt.edit(&p)
 		err := p.Check()
 		if (err == nil) != (tt.want == "") || (err != nil && !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("%s: Check() = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// A product's own wheel carries no static library and no stub unless the
+// declaration says its wheels do (Wheeled): an NVIDIA archive of the same
+// release keeps them.
+func TestDeclaredWheelArchive(t *testing.T) {
+	p := Product{Name: "w", Title: "W", Path: "compute/w/redist", Platforms: []string{"linux-x86_64"},
+		Wheels: []WheelProject{{Project: "nvidia-w-cu{major}", CUDAMajors: []string{"12"}, Package: "libw", Prefix: "nvidia/w"}},
+		Packages: []PackageSpec{{Manifest: "libw", Files: []FileSpec{
+			Shared("lib/libw.so", "0"), Static("lib/libw_static.a"), Stub("lib/stubs/libw.so"), Static("lib/libw_device.a").Wheeled(),
+		}}}}
+	for _, tt := range []struct{ rel, want string }{
+		{"libw/linux-x86_64/libw-linux-x86_64-1.0.0-archive.tar.xz", "lib/libw.so.0,lib/libw_static.a,lib/stubs/libw.so,lib/libw_device.a"},
+		{"nvidia-w-cu12/nvidia_w_cu12-1.0.0-py3-none-manylinux_2_17_x86_64.whl", "lib/libw.so.0,lib/libw_device.a"},
+	} {
+		b := &Batch{CUDA: "12.9.0", Product: "w", Packages: []Package{{Name: "libw", Manifest: "libw", Product: "w", Release: "1.0", Version: "1.0.0",
+			Archives: []Archive{{Platform: "linux-x86_64", Variant: "cuda12", RelativePath: tt.rel}}}}}
+		res, err := p.Fixer().Fixup(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range res.Packages[0].Platforms["linux-x86_64"].Files {
+			got = append(got, f.Path)
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("%s: files %q, want %s", tt.rel, got, tt.want)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package wheelfiles
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -154,4 +156,56 @@ func wheelVersion(v string) string { return postRelease.ReplaceAllString(v, "") 
 func SameVersion(wheel, manifest string) bool {
 	w := wheelVersion(wheel)
 	return w == manifest || strings.HasPrefix(manifest, w+".")
+}
+
+// Batches are the golden fixtures of a wheel-only product, which ../shared
+// has no manifests for: per listed CUDA release ("cuda-12.9.0"), the batch
+// `manifests fetch` makes from its wheels, a package per manifest package at
+// the wheel's version with an archive per arch of variant cuda<major>. The
+// set also has the packages set names (of product cuda, at that CUDA
+// release), so that the fixtures show the plugin's edges to them.
+func Batches(product string, set ...string) (map[string]*sdk.Batch, error) {
+	ls, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*sdk.Batch{}
+	pkgs := map[string]map[string]*sdk.Package{}
+	for _, l := range ls {
+		if l.Product != product {
+			continue
+		}
+		name := "cuda-" + l.CUDA
+		b := out[name]
+		if b == nil {
+			b = &sdk.Batch{CUDA: l.CUDA, Product: product}
+			b.Config.CUDAVersions = []string{l.CUDA}
+			for _, s := range set {
+				b.SetPackages = append(b.SetPackages, sdk.SetPackage{Name: s, Manifest: s, Product: "cuda", Release: l.CUDA, Version: l.CUDA})
+			}
+			out[name], pkgs[name] = b, map[string]*sdk.Package{}
+		}
+		major, _, _ := strings.Cut(l.CUDA, ".")
+		if !slices.Contains(b.Config.Targets, l.Platform()) {
+			b.Config.Targets = append(b.Config.Targets, l.Platform())
+		}
+		for _, m := range l.Packages {
+			p := pkgs[name][m]
+			if p == nil {
+				p = &sdk.Package{Name: m, Manifest: m, Product: product, Release: l.Release, Version: wheelVersion(l.Version)}
+				pkgs[name][m] = p
+				b.SetPackages = append(b.SetPackages, sdk.SetPackage{Name: m, Manifest: m, Product: product, Release: l.Release, Version: p.Version})
+			}
+			p.Archives = append(p.Archives, sdk.Archive{Platform: l.Platform(), Key: l.Platform(), Variant: "cuda" + major, RelativePath: l.URL, SHA256: l.SHA256})
+		}
+	}
+	for name, b := range out {
+		for _, m := range slices.Sorted(maps.Keys(pkgs[name])) {
+			b.Packages = append(b.Packages, *pkgs[name][m])
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no wheels of %s listed in testdata/listings.json", product)
+	}
+	return out, nil
 }
