@@ -124,8 +124,18 @@ expect_log() {
 # serve_dir DIR LOGFILE: Python's HTTP server for DIR on a free port of
 # 127.0.0.1, in the background; sets HTTP_PID and PORT, fails if it does not
 # start.
+# Pages under /pypi/simple/ (integration/realbin's PEP 691 index) are served
+# with PEP 691's Content-Type, which cudapkgs requires.
 serve_dir() {
-  python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$1" >"$2" 2>&1 &
+  python3 -u -c '
+import functools, http.server, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def guess_type(self, path):
+        if self.path.startswith("/pypi/simple/"):
+            return "application/vnd.pypi.simple.v1+json"
+        return super().guess_type(path)
+http.server.test(HandlerClass=functools.partial(H, directory=sys.argv[1]), port=0, bind="127.0.0.1")
+' "$1" >"$2" 2>&1 &
   HTTP_PID=$!
   PORT=
   for _ in $(seq 50); do

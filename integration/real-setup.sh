@@ -14,6 +14,13 @@ real_setup() {
   serve_dir "$REAL/www" "$LOG/http.log"
   MIRROR_URL=http://127.0.0.1:$PORT/
   echo "  serving $REAL/www at $MIRROR_URL"
+  # NCCL and NVSHMEM: manifests made from realbin's PEP 691 index, as a user
+  # makes them from PyPI (made again each run: their URLs name this port).
+  rm -rf "$REAL/manifests/nccl" "$REAL/manifests/nvshmem" "$SCRATCH/realbin-wheels.lock"
+  "$SCRATCH/bin/cudapkgs" manifests fetch --index-url "${MIRROR_URL}pypi/simple/" --product nccl,nvshmem \
+    --cache "$REAL/manifests" --lock "$SCRATCH/realbin-wheels.lock" >"$LOG/real-wheels.out" 2>&1 \
+    || { cat "$LOG/real-wheels.out" >&2; fail "cudapkgs manifests fetch --index-url (real)"; }
+  grep '^fetched' "$LOG/real-wheels.out" | sed 's/^/  /'
   RWS=$SCRATCH/realws
   remove_tree "$RWS" && cp -r "$ROOT/integration/workspace-bzlmod" "$RWS" || fail "copy the bzlmod workspace"
   (cd "$ROOT/integration/real" && cp -r MODULE.bazel BUILD.bazel ./*.c ./*.cc ./*.cu ./*.cuh ./*.h attrs_inc "$RWS/") || fail "copy integration/real"

@@ -143,6 +143,23 @@ expect_log cutensor_test "cutensor: cutensorGetVersion 208"
 expect_log dlopen_test "dlopen libnvJitLink.so.13: ok"
 grep -F 'dlopen ' "$LOG/real-dlopen_test.log" | sed 's/^/    /'
 
+# NCCL and NVSHMEM come from wheels: realbin's slim wheels (NVIDIA's, with
+# the files these programs need, at the wheel's own paths), on the PEP 691
+# index real_setup serves and `cudapkgs manifests fetch --index-url` read;
+# Bazel downloads each .whl as a zip with strip_prefix.
+WHEEL_LOGS=(
+  "nccl_test:nccl: ncclGetVersion 23206, NCCL_VERSION_CODE 23206 (2.32.6)"
+  "nvshmem_test:nvshmem: nvshmemx_vendor_get_version_info 3.8.0, NVSHMEM_VENDOR_BASE_VERSION_STRING 3.8.0, OpenSHMEM 1.3, nvshmemx_init_status 0"
+)
+wheel_logs() { local w; for w in "${WHEEL_LOGS[@]}"; do expect_log "${w%%:*}" "${w#*:}"; done; }
+step "real: CUDA 13.3.0 NCCL 2.32.6 and NVSHMEM 3.8.0 from their wheels (x86_64)"
+bz real_wheels test --@cuda//:version=13.3.0 --config=x86_64 //:nccl_test //:nvshmem_test
+wheel_logs
+for w in nvidia_nccl_cu13-2.32.6-py3-none-manylinux_2_27_x86_64.whl nvidia_nvshmem_cu13-3.8.0-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl; do
+  grep -q "GET /pypi/files/$w " "$LOG/http.log" || fail "Bazel did not download /pypi/files/$w from the index's server"
+done
+echo "  downloaded from the PEP 691 index's files: $(grep -o 'GET /pypi/files/[^ ]*' "$LOG/http.log" | sort -u | sed 's|.*/||' | paste -sd' ' -)"
+
 # cuSPARSELt 0.8.1 and cuDSS 0.6.0 (realbin's cuda12-libs), CUDA 12.4.1
 # x86_64, through their built-in plugins: the hub's targets link NVIDIA's
 # libraries; cuDSS loads CUDA 12.4.1's cuBLAS through its edge.
@@ -162,13 +179,17 @@ if [ "$CROSS" = 1 ]; then
     # The rdc program cross-built for linux_sbsa: x86_64 nvcc's device link,
     # sbsa's libcudadevrt.a, the aarch64 host link.
     more=()
-    [ "$c" = sbsa:13.3.0 ] && more=(//:rdc_test)
+    [ "$c" = sbsa:13.3.0 ] && more=(//:rdc_test //:nccl_test //:nvshmem_test)
     step "real: CUDA $V cross --config=$cfg (NVIDIA's aarch64 libraries, run under qemu-aarch64)"
     bz real_${cfg}_$V test --@cuda//:version=$V --config=$cfg //:saxpy_test //:cudart_c_test //:cudart_cc_test //:curand_test "${more[@]}"
     if [ "${#more[@]}" -gt 0 ]; then
       expect_log rdc_test "rdc_test: cudaRuntimeGetVersion $RT; cudaGetDeviceCount: CUDA error"
       grep -q 'ARM aarch64' <<<"$(in_ws file -L bazel-bin/rdc_test)" || fail "$cfg: rdc_test is not aarch64"
       linked bazel-bin/rdc_test
+      wheel_logs
+      for t in nccl_test nvshmem_test; do
+        grep -q 'ARM aarch64' <<<"$(in_ws file -L bazel-bin/$t)" || fail "$cfg: $t is not aarch64"
+      done
     fi
     what=$(in_ws file -L bazel-bin/saxpy_test)
     grep -q 'ARM aarch64' <<<"$what" || fail "$cfg: saxpy_test is not aarch64: $what"

@@ -29,6 +29,12 @@ type Lock struct {
 	Drop      []string   `json:"drop"`
 	Artifacts []Artifact `json:"artifacts"`
 	Archives  []Archive  `json:"archives"`
+	// Wheels are slim wheels served from a PEP 691 index (wheel.go).
+	Wheels []SlimWheel `json:"wheels,omitempty"`
+	// IndexEmpty are projects the index has a page with no files for:
+	// cudapkgs asks for every CUDA major's project of a product, and a 404
+	// is an error, while no files is a product without that variant.
+	IndexEmpty []string `json:"index_empty,omitempty"`
 }
 
 // Artifact is one downloaded file.
@@ -214,7 +220,7 @@ func (l *Lock) Check() error {
 			}
 		}
 	}
-	return nil
+	return l.checkWheels(ids)
 }
 
 func cleanRel(p string) bool {
@@ -281,6 +287,11 @@ func (l *Lock) Sets() []string {
 			out = append(out, a.Set)
 		}
 	}
+	for _, w := range l.Wheels {
+		if !slices.Contains(out, w.Set) {
+			out = append(out, w.Set)
+		}
+	}
 	sort.Strings(out)
 	return out
 }
@@ -306,6 +317,12 @@ func (l *Lock) cacheKey(ar *Archive) string {
 		fmt.Fprintf(h, "%s %s\n", s.Artifact, l.Artifact(s.Artifact).SHA256)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// shortSum is a cache key: the first 32 hex digits of data's sha256.
+func shortSum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])[:32]
 }
 
 // matchDrop says whether p matches one of the drop patterns.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/cudapkgs/cudapkgs/core/manifest"
+	"github.com/cudapkgs/cudapkgs/core/pyindex"
 )
 
 func main() {
@@ -92,6 +93,7 @@ type Summary struct {
 	Downloaded, ArtifactBytes int64
 	DownloadTime, RepackTime  time.Duration
 	Archives                  []string // relative paths under Out, sorted
+	Wheels                    []string // slim wheels' paths under Out, in the lock's order
 }
 
 // Run produces the archives and manifests of the chosen sets.
@@ -110,6 +112,12 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 	for i := range l.Archives {
 		if o.Sets == nil || slices.Contains(o.Sets, l.Archives[i].Set) {
 			chosen = append(chosen, &l.Archives[i])
+		}
+	}
+	var wheels []*SlimWheel
+	for i := range l.Wheels {
+		if o.Sets == nil || slices.Contains(o.Sets, l.Wheels[i].Set) {
+			wheels = append(wheels, &l.Wheels[i])
 		}
 	}
 	// The real manifests first: nothing is downloaded for a lock that
@@ -149,6 +157,21 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 			sum.ArtifactBytes += fi.Size()
 		}
 	}
+	for _, w := range wheels {
+		if seen[w.Artifact] {
+			continue
+		}
+		seen[w.Artifact] = true
+		a := l.Artifact(w.Artifact)
+		if err := f.Fetch(a); err != nil {
+			return nil, err
+		}
+		fi, err := os.Stat(f.Path(a))
+		if err != nil {
+			return nil, err
+		}
+		sum.ArtifactBytes += fi.Size()
+	}
 	sum.Downloaded, sum.DownloadTime = f.Downloaded, time.Since(start)
 
 	start = time.Now()
@@ -172,6 +195,43 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 		lines = append(lines, fmt.Sprintf("  %12d  %s (%d files, %s)", p.Size, rel, p.Files, how))
 		k := ar.Product + "/" + ar.Release
 		byManifest[k] = append(byManifest[k], made{ar, p})
+	}
+	byProject := map[string][]pep691File{}
+	var total int64
+	for _, w := range wheels {
+		t := time.Now()
+		a := l.Artifact(w.Artifact)
+		p, err := Slim(w, a, f)
+		if err != nil {
+			return nil, err
+		}
+		how := "cached"
+		if p.Repacked {
+			how = fmt.Sprintf("slimmed in %.1fs", time.Since(t).Seconds())
+		}
+		rel := filepath.Join("www/pypi/files", a.File)
+		if err := place(p.File, filepath.Join(o.Out, rel)); err != nil {
+			return nil, err
+		}
+		sum.Wheels = append(sum.Wheels, rel)
+		total += p.Size
+		lines = append(lines, fmt.Sprintf("  %12d  %s (%d files, %s)", p.Size, rel, p.Files, how))
+		project := pyindex.Normalize(a.Name)
+		byProject[project] = append(byProject[project], pep691File{
+			Filename: a.File, URL: "../../files/" + a.File,
+			Hashes: map[string]string{"sha256": p.SHA256}, Size: p.Size,
+		})
+	}
+	if len(wheels) > 0 {
+		for _, p := range l.IndexEmpty {
+			if byProject[p] == nil {
+				byProject[p] = []pep691File{}
+			}
+		}
+	}
+	pages, err := writeIndex(o.Out, byProject)
+	if err != nil {
+		return nil, err
 	}
 	sum.RepackTime = time.Since(start)
 	keys := make([]string, 0, len(byManifest))
@@ -199,28 +259,35 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 		}
 	}
 	sort.Strings(sum.Archives)
-	var total int64
 	for _, ms := range byManifest {
 		for _, m := range ms {
 			total += m.p.Size
 		}
 	}
-	fmt.Fprintf(log, "realbin: %d archives in %s (sets %s)\n", len(chosen), o.Out, strings.Join(setsOf(chosen), ","))
+	fmt.Fprintf(log, "realbin: %d archives, %d slim wheels in %s (sets %s)\n", len(chosen), len(wheels), o.Out, strings.Join(setsOf(chosen, wheels), ","))
 	fmt.Fprintf(log, "realbin: downloaded %s this run in %.1fs; artifacts %s in all (cache %s)\n",
 		mb(sum.Downloaded), sum.DownloadTime.Seconds(), mb(sum.ArtifactBytes), o.Cache)
-	fmt.Fprintf(log, "realbin: repack %.1fs; archives %s in all:\n", sum.RepackTime.Seconds(), mb(total))
+	fmt.Fprintf(log, "realbin: repack %.1fs; archives and slim wheels %s in all:\n", sum.RepackTime.Seconds(), mb(total))
 	sort.Slice(lines, func(i, j int) bool { return lines[i][16:] < lines[j][16:] })
 	for _, s := range lines {
 		fmt.Fprintln(log, s)
 	}
+	for _, p := range pages {
+		fmt.Fprintf(log, "  PEP 691 index page www/%s\n", p)
+	}
 	return sum, nil
 }
 
-func setsOf(as []*Archive) []string {
+func setsOf(as []*Archive, ws []*SlimWheel) []string {
 	var out []string
 	for _, a := range as {
 		if !slices.Contains(out, a.Set) {
 			out = append(out, a.Set)
+		}
+	}
+	for _, w := range ws {
+		if !slices.Contains(out, w.Set) {
+			out = append(out, w.Set)
 		}
 	}
 	sort.Strings(out)
