@@ -1,17 +1,12 @@
 package cusolvermp
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cudapkgs/cudapkgs/internal/fixuptest"
-	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/cublasmp"
 	"github.com/cudapkgs/cudapkgs/plugins/redist"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
@@ -30,25 +25,7 @@ func TestProductFacts(t *testing.T) {
 }
 
 func TestEveryManifestPackageKnown(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(shared.Manifests(t), Product, "redistrib_*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cuSOLVERMp manifests: %v", err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(data, &top); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for k, v := range top {
-			if strings.HasPrefix(string(v), "{") && !Declaration().Knows(k) {
-				t.Errorf("%s: package %s is not known to the cusolvermp plugin", filepath.Base(f), k)
-			}
-		}
-	}
+	fixuptest.EveryPackageKnown(t, Product, Declaration().Knows)
 }
 
 // TestFilesAndDeps: on the real manifest, CUDA 12 and 13 alike, libcusolvermp
