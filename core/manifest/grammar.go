@@ -92,11 +92,16 @@ type textProblem struct {
 	msg  string
 }
 
+// manyKeys is where an object's keys are looked up in a map instead of a
+// list: below it, the list is faster and allocates nothing.
+const manyKeys = 32
+
 // scanText walks the text of a document that decoded as JSON and finds what
 // decoding hides: a key given twice in one object (the decoder keeps the
 // last) and strings that are not valid UTF-8 (the decoder replaces them with
 // U+FFFD), raw or through escaped lone surrogates.
-func scanText(data []byte) []textProblem {
+func scanText(t *text) []textProblem {
+	data := t.data
 	// Manifests are read on every run, so the scan allocates only for
 	// what it reports: keys are kept as slices of data (decoded only when
 	// escaped), an array's index and a value's text are looked at only when
@@ -111,6 +116,11 @@ func scanText(data []byte) []textProblem {
 		key       []byte
 		idx       int
 		seen      []keyAt
+		// byKey replaces the search of seen once an object has many
+		// keys: a lock's or a large manifest's top level has tens of
+		// thousands, and comparing each with every earlier one took
+		// minutes (issue 24).
+		byKey map[string]int
 	}
 	var stack []frame
 	var probs []textProblem
@@ -180,18 +190,29 @@ func scanText(data []byte) []textProblem {
 				probs = append(probs, textProblem{path(), start, fmt.Sprintf("key %q is not valid UTF-8", key)})
 			}
 			first := -1
-			for _, k := range f.seen {
-				if bytes.Equal(k.key, key) {
-					first = k.off
-					break
+			if f.byKey != nil {
+				if off, ok := f.byKey[string(key)]; ok {
+					first = off
+				}
+			} else {
+				for _, k := range f.seen {
+					if bytes.Equal(k.key, key) {
+						first = k.off
+						break
+					}
 				}
 			}
 			if first >= 0 {
-				l1, c1 := lineCol(data, first)
-				l2, c2 := lineCol(data, start)
+				l1, c1 := t.at(first)
+				l2, c2 := t.at(start)
 				probs = append(probs, textProblem{path(), start, fmt.Sprintf("duplicate key %q at %d:%d, first at %d:%d: expected each key once", key, l2, c2, l1, c1)})
-			} else {
-				f.seen = append(f.seen, keyAt{key, start})
+			} else if f.byKey != nil {
+				f.byKey[string(key)] = start
+			} else if f.seen = append(f.seen, keyAt{key, start}); len(f.seen) > manyKeys {
+				f.byKey = make(map[string]int, 2*len(f.seen))
+				for _, k := range f.seen {
+					f.byKey[string(k.key)] = k.off
+				}
 			}
 		}
 	}
@@ -212,8 +233,9 @@ type TextProblem struct {
 // be read strictly, such as the lock file.
 func CheckText(data []byte) []TextProblem {
 	var out []TextProblem
-	for _, pr := range scanText(data) {
-		line, col := lineCol(data, pr.off)
+	t := &text{data: data}
+	for _, pr := range scanText(t) {
+		line, col := t.at(pr.off)
 		out = append(out, TextProblem{Path: jsonPath(pr.keys), Line: line, Col: col, Msg: pr.msg})
 	}
 	return out

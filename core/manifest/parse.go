@@ -79,7 +79,7 @@ func ReleaseFromFileName(name string) (string, bool) {
 // what its location says (folder and file name) and are checked against
 // release_product and release_label when the manifest has them.
 func Parse(file, product, release string, data []byte) (*Manifest, error) {
-	p := parser{file: file, data: data}
+	p := parser{file: file, text: text{data: data}}
 	m, err := p.parse(product, release)
 	if err != nil {
 		return nil, err
@@ -90,14 +90,14 @@ func Parse(file, product, release string, data []byte) (*Manifest, error) {
 }
 
 type parser struct {
+	text
 	file     string
-	data     []byte
 	warnings []Warning
 }
 
 // fail builds an Error for the key at keys, locating it in the text.
 func (p *parser) fail(keys []string, format string, args ...any) error {
-	line, col := locate(p.data, keys)
+	line, col := p.locate(keys)
 	return &Error{File: p.file, Path: jsonPath(keys), Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -115,7 +115,7 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 		return nil, p.syntaxError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		line, col := lineCol(p.data, int(dec.InputOffset()))
+		line, col := p.at(int(dec.InputOffset()))
 		return nil, &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: unexpected data after the top-level object"}
 	}
 	top, ok := doc.(map[string]any)
@@ -126,14 +126,14 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 	// Duplicate keys and invalid UTF-8: confined to a package entry when
 	// under one, else the file's.
 	entryProblems := map[string]textProblem{}
-	for _, pr := range scanText(p.data) {
+	for _, pr := range scanText(&p.text) {
 		if _, isPkg := top[pr.keys[0]].(map[string]any); isPkg && !isReleaseKey(pr.keys[0]) {
 			if _, ok := entryProblems[pr.keys[0]]; !ok {
 				entryProblems[pr.keys[0]] = pr
 			}
 			continue
 		}
-		line, col := lineCol(p.data, pr.off)
+		line, col := p.at(pr.off)
 		return nil, &Error{File: p.file, Path: jsonPath(pr.keys), Line: line, Col: col, Msg: pr.msg}
 	}
 	for _, k := range slices.Sorted(maps.Keys(top)) {
@@ -180,7 +180,7 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 			var pkg Package
 			var err error
 			if pr, ok := entryProblems[k]; ok {
-				line, col := lineCol(p.data, pr.off)
+				line, col := p.at(pr.off)
 				pkg, err = Package{Name: k}, entryError{&Error{File: p.file, Path: jsonPath(pr.keys), Line: line, Col: col, Msg: pr.msg}}
 			} else {
 				pkg, err = p.pkg(k, obj)
@@ -212,11 +212,11 @@ func isReleaseKey(k string) bool {
 func (p *parser) syntaxError(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(p.data, int(se.Offset))
+		line, col := p.at(int(se.Offset))
 		return &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: " + se.Error()}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		line, col := lineCol(p.data, len(p.data))
+		line, col := p.at(len(p.data))
 		return &Error{File: p.file, Line: line, Col: col, Msg: "invalid JSON: unexpected end of JSON input"}
 	}
 	return &Error{File: p.file, Msg: "invalid JSON: " + err.Error()}
