@@ -8,6 +8,9 @@
 
 real_setup
 remove_tree "$SID/src/real" && cp -r "$RWS" "$SID/src/real" || fail "copy the workspace into the chroot"
+# The stand-in for the driver's libcuda.so.1 (realbin's host files: Debian's
+# libcuda1), which //:cublasmp_test links and loads (integration/real/BUILD.bazel).
+cp -r "$REAL/host" "$SID/src/real/host" || fail "copy realbin's host files into the workspace"
 remove_tree "$SID/src/repocache-real" || fail "cannot empty the real repository cache"
 # Downloads enabled (from the server above only: every URL the hub tries
 # first is the mirror's), the stubs the fixture workspace needed.
@@ -160,6 +163,25 @@ for w in nvidia_nccl_cu13-2.32.6-py3-none-manylinux_2_27_x86_64.whl nvidia_nvshm
 done
 echo "  downloaded from the PEP 691 index's files: $(grep -o 'GET /pypi/files/[^ ]*' "$LOG/http.log" | sort -u | sed 's|.*/||' | paste -sd' ' -)"
 
+# cuBLASMp 0.10.0 (realbin's set cublasmp) through the hub's edges: cuBLAS
+# 13.5.1 of CUDA 13.3.0, cudart, NCCL's slim wheel. libcublasmp.so.0 needs the
+# driver's libcuda.so.1: Debian's libcuda1 550.163.01 stands in (no GPU here).
+CUBLASMP_LOGS=(
+  "cublasmp: cublasMpGetVersion 1000, CUBLASMP_VERSION 1000 (0.10.0)"
+  "cublasmp: libcuda.so.1 cuDriverGetVersion 12040 (status 0)"
+)
+cublasmp_logs() {
+  local w
+  for w in "${CUBLASMP_LOGS[@]}"; do expect_log cublasmp_test "$w"; done
+  local d
+  d=$(in_ws readelf -d bazel-bin/cublasmp_test)
+  if grep -E 'R(UN)?PATH' <<<"$d" | grep -q 'host/'; then fail "cublasmp_test has the stand-in driver on its RUNPATH"; fi
+  echo "  readelf -d bazel-bin/cublasmp_test: $(grep NEEDED <<<"$d" | grep -o '\[[^]]*\]' | paste -sd' ' -)"
+}
+step "real: CUDA 13.3.0 cuBLASMp 0.10.0 with its cuBLAS and NCCL edges (x86_64; the driver's libcuda.so.1 a stand-in)"
+bz real_cublasmp test --@cuda//:version=13.3.0 --config=x86_64 //:cublasmp_test
+cublasmp_logs
+
 # cuSPARSELt 0.8.1 and cuDSS 0.6.0 (realbin's cuda12-libs), CUDA 12.4.1
 # x86_64, through their built-in plugins: the hub's targets link NVIDIA's
 # libraries; cuDSS loads CUDA 12.4.1's cuBLAS through its edge.
@@ -190,6 +212,12 @@ if [ "$CROSS" = 1 ]; then
       for t in nccl_test nvshmem_test; do
         grep -q 'ARM aarch64' <<<"$(in_ws file -L bazel-bin/$t)" || fail "$cfg: $t is not aarch64"
       done
+      # cuBLASMp cross-built: it links against NVIDIA's aarch64 cuBLASMp, cuBLAS
+      # and NCCL and the stand-in driver, but does not load under qemu (the
+      # cross gcc's --as-needed: integration/README.md), so it is built only.
+      bz real_cublasmp_$cfg build --@cuda//:version=$V --config=$cfg //:cublasmp_test
+      grep -q 'ARM aarch64' <<<"$(in_ws file -L bazel-bin/cublasmp_test)" || fail "$cfg: cublasmp_test is not aarch64"
+      echo "  bazel-bin/cublasmp_test (aarch64, built and linked, not run): NEEDED $(in_ws readelf -d bazel-bin/cublasmp_test | grep NEEDED | grep -o '\[[^]]*\]' | paste -sd' ' -)"
     fi
     what=$(in_ws file -L bazel-bin/saxpy_test)
     grep -q 'ARM aarch64' <<<"$what" || fail "$cfg: saxpy_test is not aarch64: $what"

@@ -31,6 +31,9 @@ type Lock struct {
 	Archives  []Archive  `json:"archives"`
 	// Wheels are slim wheels served from a PEP 691 index (wheel.go).
 	Wheels []SlimWheel `json:"wheels,omitempty"`
+	// Host are files of the machine outside every package set (the
+	// driver's libcuda.so.1), put beside the programs (host.go).
+	Host []HostFile `json:"host,omitempty"`
 	// IndexEmpty are projects the index has a page with no files for:
 	// cudapkgs asks for every CUDA major's project of a product, and a 404
 	// is an error, while no files is a product without that variant.
@@ -220,7 +223,10 @@ func (l *Lock) Check() error {
 			}
 		}
 	}
-	return l.checkWheels(ids)
+	if err := l.checkWheels(ids); err != nil {
+		return err
+	}
+	return l.checkHost(ids)
 }
 
 func cleanRel(p string) bool {
@@ -290,6 +296,11 @@ func (l *Lock) Sets() []string {
 	for _, w := range l.Wheels {
 		if !slices.Contains(out, w.Set) {
 			out = append(out, w.Set)
+		}
+	}
+	for _, h := range l.Host {
+		if !slices.Contains(out, h.Set) {
+			out = append(out, h.Set)
 		}
 	}
 	sort.Strings(out)

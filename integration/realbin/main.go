@@ -94,6 +94,7 @@ type Summary struct {
 	DownloadTime, RepackTime  time.Duration
 	Archives                  []string // relative paths under Out, sorted
 	Wheels                    []string // slim wheels' paths under Out, in the lock's order
+	Host                      []string // host files' paths under Out, in the lock's order
 }
 
 // Run produces the archives and manifests of the chosen sets.
@@ -118,6 +119,12 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 	for i := range l.Wheels {
 		if o.Sets == nil || slices.Contains(o.Sets, l.Wheels[i].Set) {
 			wheels = append(wheels, &l.Wheels[i])
+		}
+	}
+	var host []*HostFile
+	for i := range l.Host {
+		if o.Sets == nil || slices.Contains(o.Sets, l.Host[i].Set) {
+			host = append(host, &l.Host[i])
 		}
 	}
 	// The real manifests first: nothing is downloaded for a lock that
@@ -157,12 +164,19 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 			sum.ArtifactBytes += fi.Size()
 		}
 	}
+	var fetch []string
 	for _, w := range wheels {
-		if seen[w.Artifact] {
+		fetch = append(fetch, w.Artifact)
+	}
+	for _, h := range host {
+		fetch = append(fetch, h.Artifact)
+	}
+	for _, id := range fetch {
+		if seen[id] {
 			continue
 		}
-		seen[w.Artifact] = true
-		a := l.Artifact(w.Artifact)
+		seen[id] = true
+		a := l.Artifact(id)
 		if err := f.Fetch(a); err != nil {
 			return nil, err
 		}
@@ -229,6 +243,19 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 			}
 		}
 	}
+	for _, h := range host {
+		t := time.Now()
+		n, err := placeHost(h, l.Artifact(h.Artifact), f, o.Out)
+		if err != nil {
+			return nil, err
+		}
+		sum.Host = append(sum.Host, h.Rel())
+		links := ""
+		if len(h.Links) > 0 {
+			links = ", linked as " + strings.Join(h.Links, ", ")
+		}
+		lines = append(lines, fmt.Sprintf("  %12d  %s (from %s:%s%s, in %.1fs)", n, h.Rel(), h.Artifact, h.From, links, time.Since(t).Seconds()))
+	}
 	pages, err := writeIndex(o.Out, byProject)
 	if err != nil {
 		return nil, err
@@ -264,10 +291,10 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 			total += m.p.Size
 		}
 	}
-	fmt.Fprintf(log, "realbin: %d archives, %d slim wheels in %s (sets %s)\n", len(chosen), len(wheels), o.Out, strings.Join(setsOf(chosen, wheels), ","))
+	fmt.Fprintf(log, "realbin: %d archives, %d slim wheels, %d host files in %s (sets %s)\n", len(chosen), len(wheels), len(host), o.Out, strings.Join(setsOf(chosen, wheels, host), ","))
 	fmt.Fprintf(log, "realbin: downloaded %s this run in %.1fs; artifacts %s in all (cache %s)\n",
 		mb(sum.Downloaded), sum.DownloadTime.Seconds(), mb(sum.ArtifactBytes), o.Cache)
-	fmt.Fprintf(log, "realbin: repack %.1fs; archives and slim wheels %s in all:\n", sum.RepackTime.Seconds(), mb(total))
+	fmt.Fprintf(log, "realbin: repack %.1fs; archives and slim wheels %s in all (and the host files):\n", sum.RepackTime.Seconds(), mb(total))
 	sort.Slice(lines, func(i, j int) bool { return lines[i][16:] < lines[j][16:] })
 	for _, s := range lines {
 		fmt.Fprintln(log, s)
@@ -278,7 +305,7 @@ func Run(o Options, log io.Writer) (*Summary, error) {
 	return sum, nil
 }
 
-func setsOf(as []*Archive, ws []*SlimWheel) []string {
+func setsOf(as []*Archive, ws []*SlimWheel, hs []*HostFile) []string {
 	var out []string
 	for _, a := range as {
 		if !slices.Contains(out, a.Set) {
@@ -288,6 +315,11 @@ func setsOf(as []*Archive, ws []*SlimWheel) []string {
 	for _, w := range ws {
 		if !slices.Contains(out, w.Set) {
 			out = append(out, w.Set)
+		}
+	}
+	for _, h := range hs {
+		if !slices.Contains(out, h.Set) {
+			out = append(out, h.Set)
 		}
 	}
 	sort.Strings(out)
