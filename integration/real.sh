@@ -212,12 +212,17 @@ if [ "$CROSS" = 1 ]; then
       for t in nccl_test nvshmem_test; do
         grep -q 'ARM aarch64' <<<"$(in_ws file -L bazel-bin/$t)" || fail "$cfg: $t is not aarch64"
       done
-      # cuBLASMp cross-built: it links against NVIDIA's aarch64 cuBLASMp, cuBLAS
-      # and NCCL and the stand-in driver, but does not load under qemu (the
-      # cross gcc's --as-needed: integration/README.md), so it is built only.
-      bz real_cublasmp_$cfg build --@cuda//:version=$V --config=$cfg //:cublasmp_test
+      # cuBLASMp cross-built and run under qemu: Debian's aarch64 cross gcc
+      # links with --as-needed, so the program keeps its NEEDED on cuBLAS and
+      # NCCL only through the hub's linkopts (docs/bazel.md, "Toolchains that
+      # link with --as-needed"); without them libcublasmp.so.0 cannot load
+      # libcublas.so.13.
+      bz real_cublasmp_$cfg test --@cuda//:version=$V --config=$cfg //:cublasmp_test
       grep -q 'ARM aarch64' <<<"$(in_ws file -L bazel-bin/cublasmp_test)" || fail "$cfg: cublasmp_test is not aarch64"
-      echo "  bazel-bin/cublasmp_test (aarch64, built and linked, not run): NEEDED $(in_ws readelf -d bazel-bin/cublasmp_test | grep NEEDED | grep -o '\[[^]]*\]' | paste -sd' ' -)"
+      cublasmp_logs
+      for n in libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+        in_ws readelf -d bazel-bin/cublasmp_test | grep -q "NEEDED.*\[$n\]" || fail "$cfg: cublasmp_test has no NEEDED $n (--as-needed dropped it)"
+      done
     fi
     what=$(in_ws file -L bazel-bin/saxpy_test)
     grep -q 'ARM aarch64' <<<"$what" || fail "$cfg: saxpy_test is not aarch64: $what"

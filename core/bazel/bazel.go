@@ -247,6 +247,9 @@ func (g *generator) repoBuild(r *archives.Archive) {
 	maps.DeleteFunc(runtimeOnly, func(n string, _ bool) bool { return r.Deps[n] })
 	deps := append(append(slices.Clone(shared), hubLabels(r.Deps)...), hubLabels(runtimeOnly)...)
 	lib := top(r.Manifest, append(deps, headerLabels()...))
+	if opts := neededLinkopts(r, out.Libs); len(opts) > 0 {
+		lib.List = append(lib.List, &build.AssignExpr{LHS: buildfile.Ident("linkopts"), Op: "=", RHS: buildfile.StrList(opts)})
+	}
 	if r.Generic {
 		// No plugin knows the package: its shared libraries are whatever
 		// the conventional lib/ holds once unpacked.
@@ -316,6 +319,48 @@ func (g *generator) repoBuild(r *archives.Archive) {
 	sort.Strings(targets)
 	g.buildTargets[r.Name] = targets
 	g.put(b)
+}
+
+// neededLinkopts keeps the archive's linked shared libraries NEEDED in every
+// binary that links them, whatever the toolchain's --as-needed default
+// (Debian's cross gcc and Ubuntu's gcc pass it; Bazel's own Unix toolchain
+// passes -no-as-needed). NVIDIA's libraries find their siblings through
+// their own RPATH ($ORIGIN and the wheel's folders), which never reaches the
+// hub's per-library solib folders: when --as-needed drops libcublas.so.13
+// from a program that calls only cuBLASMp, libcublasmp.so.0 cannot load it,
+// and a dlopen by SONAME of a runtime edge fails the same way. Recorded in
+// the program, the library is found through the program's RUNPATH and is
+// already loaded when they ask for it. The options come after the
+// libraries on Bazel's link line (user_link_flags), so they name the files
+// again, the way Bazel links them (-l:<file>, its solib folder already on
+// the -L list), inside --push-state/--pop-state so that nothing else's
+// linking changes. GNU ld and lld only: Linux archives alone get them.
+func neededLinkopts(r *archives.Archive, libs []archives.Lib) []string {
+	if len(r.Platforms) == 0 {
+		return nil
+	}
+	for p := range r.Platforms {
+		if !strings.HasPrefix(p, "linux-") {
+			return nil
+		}
+	}
+	var names []string
+	for _, l := range libs {
+		base := path.Base(l.Path)
+		// Bazel links a shared library by -l:<file> (and puts its solib
+		// folder on -L) only for lib*.so names; another name is passed as
+		// a path, which -l: could not find.
+		if l.Static || !l.Linked || !strings.HasPrefix(base, "lib") || !strings.Contains(base, ".so") {
+			continue
+		}
+		names = append(names, "-l:"+base)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	return append(append([]string{"-Wl,--push-state,--no-as-needed"}, names...), "-Wl,--pop-state")
 }
 
 // targetNames are the names of a BUILD file's targets (name = "..." of
