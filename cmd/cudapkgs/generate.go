@@ -102,6 +102,9 @@ func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, for
 	}
 	if res.UpToDate {
 		fmt.Fprintf(a.stderr, "generate: %s: up to date\n", out)
+		if res.Leftover != "" {
+			fmt.Fprintf(a.stderr, "warning: %s: a temporary folder could not be removed (the next run tries again): %s\n", out, res.Leftover)
+		}
 		return true, nil
 	}
 	if l := res.Local; l != nil {

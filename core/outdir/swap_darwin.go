@@ -26,3 +26,13 @@ func exchange(from, dir string, exists bool) error {
 	}
 	return err
 }
+
+// exchangeFiles swaps the files (or folders) at a and b in one step.
+func exchangeFiles(a, b string) error {
+	return unix.RenameatxNp(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_SWAP)
+}
+
+// renameNoReplace renames from to to unless to exists (EEXIST then).
+func renameNoReplace(from, to string) error {
+	return unix.RenameatxNp(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_EXCL)
+}

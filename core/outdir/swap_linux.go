@@ -52,3 +52,13 @@ func mountPoint(dir string) string {
 	}
 	return ""
 }
+
+// exchangeFiles swaps the files (or folders) at a and b in one step.
+func exchangeFiles(a, b string) error {
+	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+}
+
+// renameNoReplace renames from to to unless to exists (EEXIST then).
+func renameNoReplace(from, to string) error {
+	return unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+}
