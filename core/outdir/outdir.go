@@ -237,7 +237,7 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 	case exists && onChain(wd, dir):
 		// A swap would leave this process, and the shell that started it
 		// (generate --out .), in the removed old tree.
-		return writeInPlace(s, dir, tree, opt.Stamp, dir+" is the working folder or holds it (a swap would leave it in the removed old tree; run from outside it for an all-at-once write)", wd)
+		return writeInPlace(s, dir, tree, opt.Stamp, dir+" is the working folder or holds it (a swap would leave the working folder in the removed old tree; run from outside it for an all-at-once write)", wd)
 	case opt.inPlace:
 		return writeInPlace(s, dir, tree, opt.Stamp, "forced", wd)
 	}
