@@ -120,3 +120,68 @@ func TestRemoveLeftoversWaitsForNoOne(t *testing.T) {
 	RemoveLeftovers(dir)
 	only(t, root, "out")
 }
+
+// TestKilledRunsSaves: files the user saved into --out during a run that
+// was killed after its swap, before its rescue, are in that run's old
+// tree; the next run (up to date: RemoveLeftovers; or writing) moves them
+// back before removing it, by the rescue's rules (the newest save wins, a
+// file removed since stays removed). Killed before the swap, its work
+// folder holds only the new tree, and nothing in it comes back.
+func TestKilledRunsSaves(t *testing.T) {
+	tests := []struct {
+		name   string
+		killAt string            // the step
+		after  map[string]string // done to --out after the kill: path: contents, "" removes it
+		want   map[string]string // path: contents, "" for no file
+	}{
+		{"saved during the run", "rescue", nil,
+			map[string]string{"mine.txt": "during\n", "new.txt": "new\n"}},
+		{"saved again after the kill", "rescue", map[string]string{"mine.txt": "after\n"},
+			map[string]string{"mine.txt": "after\n", "new.txt": "new\n"}},
+		{"removed after the kill", "rescue", map[string]string{"mine.txt": ""},
+			map[string]string{"mine.txt": "", "new.txt": "new\n"}},
+		{"made again after the kill", "rescue", map[string]string{"new.txt": "after\n"},
+			map[string]string{"mine.txt": "during\n", "new.txt": "after\n"}},
+		{"killed before the swap", "swap", map[string]string{"repos/notes.md": ""},
+			map[string]string{"mine.txt": "during\n", "new.txt": "new\n", "repos/notes.md": ""}},
+		{"killed before the record", "placed", map[string]string{"repos/notes.md": ""},
+			map[string]string{"mine.txt": "mine\n", "new.txt": "", "repos/notes.md": ""}},
+	}
+	for _, tt := range tests {
+		for _, next := range []string{"up to date", "writing"} {
+			t.Run(tt.name+", then "+next, func(t *testing.T) {
+				root := t.TempDir()
+				dir := setup(t, root)
+				if _, out, err := runHelperEnv(t, dir, []string{envKillAt + "=" + tt.killAt, envSave + "=1"}); !killed(err) {
+					t.Fatalf("the helper was not killed: %v\n%s", err, out)
+				}
+				if m, _ := filepath.Glob(filepath.Join(root, ".out.cudapkgs-tmp-*")); len(m) != 1 {
+					t.Fatalf("the kill left %v", m)
+				}
+				for p, body := range tt.after {
+					if err := saveFile(dir, p, body); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tree, stamp := trees("new")
+				if next == "up to date" {
+					if left := RemoveLeftovers(dir); left != "" {
+						t.Errorf("RemoveLeftovers: %s", left)
+					}
+				} else if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp}); err != nil {
+					t.Fatal(err)
+				}
+				for p, want := range tt.want {
+					b, err := os.ReadFile(filepath.Join(dir, p))
+					switch {
+					case want == "" && !os.IsNotExist(err):
+						t.Errorf("%s: %q, %v; want no file", p, b, err)
+					case want != "" && string(b) != want:
+						t.Errorf("%s = %q, %v; want %q", p, b, err, want)
+					}
+				}
+				only(t, root, "out")
+			})
+		}
+	}
+}

@@ -80,6 +80,11 @@ const (
 	// newTree is the work folder's subfolder the new tree is built in (and
 	// the old tree ends up in after the swap).
 	newTree = "tree"
+	// placedTree, in the work folder, holds a hard link of each file build
+	// put at one of the user's paths, complete or not at all (built under
+	// placedTree+".tmp", then renamed): a run killed after its swap loses
+	// what build returned, and the next run's rescue reads it from there.
+	placedTree = "placed"
 )
 
 // steps is called before each step that changes the file system (see
@@ -262,6 +267,9 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 	}
 	if err != nil {
 		return Stats{}, err
+	}
+	if exists {
+		recordPlaced(s, work, placed)
 	}
 	s.at("swap")
 	err = exchange(filepath.Join(work, newTree), dir, exists)
@@ -530,11 +538,71 @@ func removeLeftovers(s steps, dir, base string) []string {
 			os.Remove(p) // only if empty
 			continue
 		}
+		if base != "" {
+			// A run killed after its swap left the old tree here, with
+			// what the user saved during that run.
+			if placed := readPlaced(p); placed != nil {
+				rescue(s, filepath.Join(p, newTree), filepath.Join(dir, base), nil, placed)
+			}
+		}
 		if err := removeWork(s, p); err != nil {
 			stuck = append(stuck, fmt.Sprintf("%s (left by an earlier run): %v", p, err))
 		}
 	}
 	return stuck
+}
+
+// recordPlaced links into work's placedTree each file build placed at one
+// of the user's paths (see placedTree). Without the record, complete, a
+// later run's rescue moves nothing back (see readPlaced); so a link that
+// fails drops the whole record.
+func recordPlaced(s steps, work string, placed map[string]fs.FileInfo) {
+	s.at("placed")
+	tmp := filepath.Join(work, placedTree+".tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return
+	}
+	for rel := range placed {
+		to := filepath.Join(tmp, filepath.FromSlash(rel))
+		if os.MkdirAll(filepath.Dir(to), 0o700) != nil || os.Link(filepath.Join(work, newTree, filepath.FromSlash(rel)), to) != nil {
+			os.RemoveAll(tmp)
+			return
+		}
+	}
+	if os.Rename(tmp, filepath.Join(work, placedTree)) != nil {
+		os.RemoveAll(tmp)
+	}
+}
+
+// readPlaced is the record recordPlaced left in a killed run's work
+// folder, as build returned it, or nil when there is none (the run was
+// killed before it, or it failed): then the work folder's tree is the
+// new tree, never swapped in, and nothing in it is the user's alone.
+func readPlaced(work string) map[string]fs.FileInfo {
+	root := filepath.Join(work, placedTree)
+	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	placed := map[string]fs.FileInfo{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		placed[filepath.ToSlash(rel)] = fi
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	return placed
 }
 
 // RemoveLeftovers removes the work folders that killed runs left next to
