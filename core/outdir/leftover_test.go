@@ -185,3 +185,54 @@ func TestKilledRunsSaves(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftoverNotTrusted: a folder with the marker and a record that this
+// user does not own, or that others may write in, is removed like any
+// leftover, but nothing in it reaches --out: in a shared folder (/tmp)
+// anyone can make one.
+func TestLeftoverNotTrusted(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		mode os.FileMode
+		uid  int // -1: this user's
+	}{
+		{"others may write in it", 0o777, -1},
+		{"its group may write in it", 0o770, -1},
+		{"another user's", 0o700, 65534},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.uid >= 0 && os.Geteuid() != 0 {
+				t.Skip("giving a folder to another user needs root")
+			}
+			root := t.TempDir()
+			dir := setup(t, root)
+			work := filepath.Join(root, ".out.cudapkgs-tmp-1")
+			for _, d := range []string{placedTree, newTree} {
+				if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(work, markerFile), []byte(markerText+dir+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(work, newTree, "planted.txt"), []byte("planted\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(work, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			if tt.uid >= 0 {
+				if err := os.Chown(work, tt.uid, tt.uid); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if left := RemoveLeftovers(dir); left != "" {
+				t.Errorf("RemoveLeftovers: %s", left)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "planted.txt")); !os.IsNotExist(err) {
+				t.Errorf("a file from the untrusted folder reached --out: %v", err)
+			}
+			only(t, root, "out")
+		})
+	}
+}

@@ -8,8 +8,11 @@
 // files, new files for the rest, the stamp), then swaps the two folders with
 // one renameat2(RENAME_EXCHANGE) and removes the old tree. Files of an
 // earlier run that the tree no longer has are left out of the new tree, and
-// only those (their first line is buildfile.Header). docs/output.md says
-// why, and what each part guards.
+// only those (their first line is buildfile.Header). Where a swap is not
+// possible, or would pull the working folder away (dir is, or holds, the
+// working folder: generate --out .), the changed files are renamed into
+// place one by one instead (Stats.InPlace). docs/output.md says why, and
+// what each part guards.
 package outdir
 
 import (
@@ -109,7 +112,8 @@ func (s steps) limit(n int) int {
 // Write makes dir hold tree (and opt.Stamp), keeping the files in dir that
 // the tool does not own: anything that is not a regular file starting with
 // the line buildfile.Header. Unchanged files keep their inode and
-// modification time. dir is changed by one rename, or not at all.
+// modification time. dir is changed by one rename, or not at all, unless
+// Stats.InPlace says why not.
 //
 // Errors name dir and the files in it, never the work folder next to it
 // (a name the user never gave and that is gone after the run).
@@ -225,12 +229,13 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 	}
 	// What could not be removed is said at every run until it is gone.
 	defer func() {
-		if err == nil && st.Leftover != "" {
+		if err != nil {
+			return
+		}
+		if st.Leftover != "" {
 			stuck = append(stuck, st.Leftover)
 		}
-		if err == nil {
-			st.Leftover = strings.Join(stuck, "; ")
-		}
+		st.Leftover = strings.Join(stuck, "; ")
 	}()
 	var wd []fs.FileInfo
 	if exists {
@@ -538,9 +543,12 @@ func removeLeftovers(s steps, dir, base string) []string {
 			os.Remove(p) // only if empty
 			continue
 		}
-		if base != "" {
+		if base != "" && private(p) {
 			// A run killed after its swap left the old tree here, with
-			// what the user saved during that run.
+			// what the user saved during that run. Only from a folder of
+			// this user's that no one else can write: in a shared folder
+			// (/tmp) anyone can make one with the marker, and what it
+			// holds must not reach --out.
 			if placed := readPlaced(p); placed != nil {
 				rescue(s, filepath.Join(p, newTree), filepath.Join(dir, base), nil, placed)
 			}
@@ -575,9 +583,11 @@ func recordPlaced(s steps, work string, placed map[string]fs.FileInfo) {
 }
 
 // readPlaced is the record recordPlaced left in a killed run's work
-// folder, as build returned it, or nil when there is none (the run was
-// killed before it, or it failed): then the work folder's tree is the
-// new tree, never swapped in, and nothing in it is the user's alone.
+// folder, as build returned it, or nil when there is none: the run was
+// killed before it (its tree is the new one, never swapped in, and nothing
+// in it is the user's alone), or the record failed (nothing then tells the
+// user's saves in the old tree from files they removed since, and the
+// tree is removed as it is).
 func readPlaced(work string) map[string]fs.FileInfo {
 	root := filepath.Join(work, placedTree)
 	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {

@@ -3,6 +3,7 @@ package outdir
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,4 +36,14 @@ func exchangeFiles(a, b string) error {
 // renameNoReplace renames from to to unless to exists (EEXIST then).
 func renameNoReplace(from, to string) error {
 	return unix.RenameatxNp(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_EXCL)
+}
+
+// private reports whether p is a folder owned by this process's user that
+// no one else may write in (os.MkdirTemp makes work folders 0700).
+func private(p string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&0o022 == 0 && int(st.Uid) == os.Geteuid()
 }

@@ -30,3 +30,7 @@ func exchangeFiles(a, b string) error {
 func renameNoReplace(from, to string) error {
 	return &noExchangeError{errors.New("no rename without replacing on " + runtime.GOOS)}
 }
+
+// private: the rescue never runs here (see exchangeFiles), so no folder is
+// trusted for it.
+func private(p string) bool { return false }
