@@ -81,3 +81,40 @@ func TestGenerateUpToDateRemovesLeftovers(t *testing.T) {
 		holds(t, "out")
 	})
 }
+
+// TestGenerateOutDot: generate --out . from the output folder (and --out
+// .. from a folder in it) leaves the working folder usable: the write
+// goes in place, says so, and the folder keeps its inode.
+func TestGenerateOutDot(t *testing.T) {
+	m := shared.Manifests(t)
+	for _, tt := range []struct{ out, wd string }{{".", "out"}, {"..", "out/sub"}} {
+		t.Run("--out "+tt.out, func(t *testing.T) {
+			dir := t.TempDir()
+			wd := filepath.Join(dir, tt.wd)
+			if err := os.MkdirAll(wd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"generate", "--manifests", m, "--out", tt.out, "--platform", "linux-x86_64", "--cuda", "12.4.1"}
+			t.Chdir(wd)
+			before, err := os.Stat(".")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustGenerate(t, args...)
+			// A second run that writes: the first found an existing, empty
+			// --out; this one replaces a generated tree.
+			errs := mustGenerate(t, append(args[:len(args)-1], "12.4.1,12.6.3")...)
+			wantOutput(t, "stderr", errs, "files replaced one by one, not all at once: "+filepath.Join(dir, "out")+" is the working folder or holds it")
+			got, err := os.Getwd()
+			if err != nil {
+				t.Fatalf("getwd after generate: %v", err)
+			}
+			if fi, err := os.Stat(got); err != nil || !os.SameFile(fi, before) {
+				t.Errorf("the working folder %s is not the one before: %v", got, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out", "BUILD.bazel")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
