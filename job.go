@@ -37,13 +37,15 @@ type Job struct {
 
 // Result says what Generate did.
 type Result struct {
-	// UpToDate: Out's stamp matched the inputs, nothing was done and no
-	// plugin started; the other fields are zero.
+	// UpToDate: Out's stamp matched the inputs, nothing was written and
+	// no plugin started; the other fields are zero but Leftover (the
+	// temporary folders of killed runs are still removed).
 	UpToDate bool
 	// Written, Unchanged and Removed count Out's files.
 	Written, Unchanged, Removed int
 	// InPlace and Leftover are outdir.Stats': the files were replaced one
-	// by one, and why; a temporary folder that could not be removed.
+	// by one, and why; temporary folders that could not be removed, and
+	// why.
 	InPlace, Leftover string
 	// Warnings are every warning of the run (each also told to
 	// Inputs.Warn as it was found).
@@ -94,7 +96,9 @@ func Generate(ctx context.Context, job Job) (*Result, error) {
 	// trust this one's output. Any doubt only costs the fast path.
 	pre, preErr := digest(in, job.Stamp)
 	if !job.Force && preErr == nil && stamp.UpToDate(job.Out, pre) {
-		return &Result{UpToDate: true}, nil
+		// A run killed after its swap left Out up to date, and its old
+		// tree beside it: nothing else would remove that.
+		return &Result{UpToDate: true, Leftover: outdir.RemoveLeftovers(job.Out)}, nil
 	}
 	r, err := evaluate(ctx, in)
 	if err != nil {

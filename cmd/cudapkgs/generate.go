@@ -39,7 +39,9 @@ added are hard links) and swapped with --out in one rename, under a lock on the
 folder that holds --out: a run that fails or is killed leaves --out exactly as it
 was, and a second generate into the same --out waits for the first. Files of an
 earlier run that are no longer produced are left out: only files whose first line
-is "` + bazel.Header + `"; everything else in --out is kept. See docs/output.md.
+is "` + bazel.Header + `"; everything else in --out is kept. When --out is the
+working folder or holds it (--out .), its files are replaced one by one instead,
+with a warning, so that the folder stays where the shell is. See docs/output.md.
 
 After a successful run --out/` + outdir.StampFile + ` records a digest of every input (the
 manifests, the configuration files, the flags, this binary) and of every file
@@ -102,6 +104,9 @@ func (a *app) generate(cmd *cobra.Command, f *configFlags, out, name string, for
 	}
 	if res.UpToDate {
 		fmt.Fprintf(a.stderr, "generate: %s: up to date\n", out)
+		if res.Leftover != "" {
+			fmt.Fprintf(a.stderr, "warning: %s: a temporary folder could not be removed (the next run tries again): %s\n", out, res.Leftover)
+		}
 		return true, nil
 	}
 	if l := res.Local; l != nil {

@@ -26,6 +26,7 @@ const (
 	envHelper = "CUDAPKGS_OUTDIR_HELPER" // the --out folder
 	envKillAt = "CUDAPKGS_OUTDIR_KILL_AT"
 	envTree   = "CUDAPKGS_OUTDIR_TREE" // old, new (default), a or b
+	envSave   = "CUDAPKGS_OUTDIR_SAVE" // when set, the user's saves at the swap (savedDuring)
 )
 
 func TestMain(m *testing.M) {
@@ -36,14 +37,21 @@ func TestMain(m *testing.M) {
 }
 
 // helper writes a tree into dir, killing itself with SIGKILL before the
-// step numbered CUDAPKGS_OUTDIR_KILL_AT (1 is the first); it prints the
-// number of steps it took.
+// step numbered CUDAPKGS_OUTDIR_KILL_AT (1 is the first), or before the
+// first step of that name; it prints the number of steps it took.
 func helper(dir string) int {
-	killAt, _ := strconv.Atoi(os.Getenv(envKillAt))
+	killAt := os.Getenv(envKillAt)
 	n := 0
-	kill := func(string) {
+	kill := func(s string) {
 		n++
-		if n == killAt {
+		if s == "swap" && os.Getenv(envSave) != "" {
+			for p, body := range savedDuring {
+				if err := saveFile(dir, p, body); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+				}
+			}
+		}
+		if strconv.Itoa(n) == killAt || s == killAt {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {}
 		}
@@ -55,6 +63,23 @@ func helper(dir string) int {
 	}
 	fmt.Println(n)
 	return 0
+}
+
+// savedDuring are the user's saves into --out just before the swap (so
+// into the old tree): an edit of a file of theirs and a new one.
+var savedDuring = map[string]string{"mine.txt": "during\n", "new.txt": "new\n"}
+
+// saveFile saves body at dir/p as an editor does: a new file renamed over
+// the old one; body "" removes the file.
+func saveFile(dir, p, body string) error {
+	p = filepath.Join(dir, p)
+	if body == "" {
+		return os.Remove(p)
+	}
+	if err := os.WriteFile(p+".tmp", []byte(body), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(p+".tmp", p)
 }
 
 // trees are the generations the tests write: old (what --out holds before),
@@ -217,13 +242,20 @@ func which(t *testing.T, dir string, old, new map[string]string) string {
 
 func runHelper(t *testing.T, dir string, killAt int, prefix ...string) (*exec.Cmd, string, error) {
 	t.Helper()
+	return runHelperEnv(t, dir, []string{envKillAt + "=" + strconv.Itoa(killAt)}, prefix...)
+}
+
+// runHelperEnv runs the helper process writing the new tree into dir, with
+// env added to its environment.
+func runHelperEnv(t *testing.T, dir string, env []string, prefix ...string) (*exec.Cmd, string, error) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := append(append([]string{}, prefix...), exe, "-test.run=^$")
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), envHelper+"="+dir, envKillAt+"="+strconv.Itoa(killAt))
+	cmd.Env = append(append(os.Environ(), envHelper+"="+dir), env...)
 	out, err := cmd.CombinedOutput()
 	return cmd, string(out), err
 }

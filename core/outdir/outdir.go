@@ -8,8 +8,11 @@
 // files, new files for the rest, the stamp), then swaps the two folders with
 // one renameat2(RENAME_EXCHANGE) and removes the old tree. Files of an
 // earlier run that the tree no longer has are left out of the new tree, and
-// only those (their first line is buildfile.Header). docs/output.md says
-// why, and what each part guards.
+// only those (their first line is buildfile.Header). Where a swap is not
+// possible, or would pull the working folder away (dir is, or holds, the
+// working folder: generate --out .), the changed files are renamed into
+// place one by one instead (Stats.InPlace). docs/output.md says why, and
+// what each part guards.
 package outdir
 
 import (
@@ -44,9 +47,10 @@ type Stats struct {
 	// in dir (each atomically, the tree as a whole not): dir is a mount
 	// point, or its file system cannot exchange two folders.
 	InPlace string
-	// Leftover, when not empty, is a temporary folder (holding the old tree)
-	// that could not be removed, and why. The new tree is in place; the next
-	// run tries again.
+	// Leftover, when not empty, names the temporary folders (holding an
+	// old tree: this run's, or one a killed run left) that could not be
+	// removed, and why. The new tree is in place; the next run, up to date
+	// or not, tries again (RemoveLeftovers).
 	Leftover string
 }
 
@@ -79,6 +83,11 @@ const (
 	// newTree is the work folder's subfolder the new tree is built in (and
 	// the old tree ends up in after the swap).
 	newTree = "tree"
+	// placedTree, in the work folder, holds a hard link of each file build
+	// put at one of the user's paths, complete or not at all (built under
+	// placedTree+".tmp", then renamed): a run killed after its swap loses
+	// what build returned, and the next run's rescue reads it from there.
+	placedTree = "placed"
 )
 
 // steps is called before each step that changes the file system (see
@@ -103,7 +112,8 @@ func (s steps) limit(n int) int {
 // Write makes dir hold tree (and opt.Stamp), keeping the files in dir that
 // the tool does not own: anything that is not a regular file starting with
 // the line buildfile.Header. Unchanged files keep their inode and
-// modification time. dir is changed by one rename, or not at all.
+// modification time. dir is changed by one rename, or not at all, unless
+// Stats.InPlace says why not.
 //
 // Errors name dir and the files in it, never the work folder next to it
 // (a name the user never gave and that is gone after the run).
@@ -167,17 +177,24 @@ func hideWork(err error, dir, work string) error {
 	return &hiddenError{msg: msg, err: err}
 }
 
-func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, workp *string) (Stats, error) {
-	var st Stats
+// resolve is dir as Write uses it: absolute, and a symlinked --out
+// replaced by the folder it names (the link stays, the folder gets the
+// tree).
+func resolve(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return st, err
+		return "", err
 	}
-	// A symlinked --out: write the folder it names, and keep the link.
 	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if dir, err = filepath.EvalSymlinks(dir); err != nil {
-			return st, err
-		}
+		return filepath.EvalSymlinks(dir)
+	}
+	return dir, nil
+}
+
+func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, workp *string) (st Stats, err error) {
+	dir, err = resolve(dir)
+	if err != nil {
+		return st, err
 	}
 	if err := checkPaths(dir, tree); err != nil {
 		return st, err
@@ -206,15 +223,33 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 		return st, err
 	}
 	s := opt.step
-	removeLeftovers(s, parent, filepath.Base(dir))
+	stuck := removeLeftovers(s, parent, filepath.Base(dir))
 	if exists {
-		removeLeftovers(s, dir, "")
+		stuck = append(stuck, removeLeftovers(s, dir, "")...)
 	}
-	if why := mountPoint(dir); opt.inPlace || why != "" {
-		if why == "" {
-			why = "forced"
+	// What could not be removed is said at every run until it is gone.
+	defer func() {
+		if err != nil {
+			return
 		}
-		return writeInPlace(s, dir, tree, opt.Stamp, why)
+		if st.Leftover != "" {
+			stuck = append(stuck, st.Leftover)
+		}
+		st.Leftover = strings.Join(stuck, "; ")
+	}()
+	var wd []fs.FileInfo
+	if exists {
+		wd = workingChain()
+	}
+	switch why := mountPoint(dir); {
+	case why != "":
+		return writeInPlace(s, dir, tree, opt.Stamp, why, wd)
+	case exists && onChain(wd, dir):
+		// A swap would leave this process, and the shell that started it
+		// (generate --out .), in the removed old tree.
+		return writeInPlace(s, dir, tree, opt.Stamp, dir+" is the working folder or holds it (a swap would leave the working folder in the removed old tree; run from outside it for an all-at-once write)", wd)
+	case opt.inPlace:
+		return writeInPlace(s, dir, tree, opt.Stamp, "forced", wd)
 	}
 	work, err := makeWork(s, parent, filepath.Base(dir), dir)
 	if err != nil {
@@ -228,15 +263,18 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 			removeWork(s, work)
 		}
 	}()
-	todo, err := build(ctx, s, dir, exists, filepath.Join(work, newTree), tree, opt.Stamp, &st)
+	todo, placed, err := build(ctx, s, dir, exists, filepath.Join(work, newTree), tree, opt.Stamp, &st)
 	var em *errMount
 	if errors.As(err, &em) {
 		removeWork(s, work)
 		swapped = true
-		return writeInPlace(s, dir, tree, opt.Stamp, em.why)
+		return writeInPlace(s, dir, tree, opt.Stamp, em.why, wd)
 	}
 	if err != nil {
 		return Stats{}, err
+	}
+	if exists {
+		recordPlaced(s, work, placed)
 	}
 	s.at("swap")
 	err = exchange(filepath.Join(work, newTree), dir, exists)
@@ -249,12 +287,12 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 		// is complete on the same file system, so rename its changed files
 		// into place one by one.
 		st.InPlace = fmt.Sprintf("the file system of %s cannot exchange two folders (%v)", dir, noEx.err)
-		return st, replaceFiles(s, filepath.Join(work, newTree), dir, todo, tree, opt.Stamp, &st)
+		return st, replaceFiles(s, filepath.Join(work, newTree), dir, todo, tree, opt.Stamp, &st, wd)
 	case errors.As(err, &mnt):
 		// A mount point that mountPoint did not see: start again in place.
 		removeWork(s, work)
 		swapped = true
-		return writeInPlace(s, dir, tree, opt.Stamp, fmt.Sprintf("%s is a mount point (%v)", dir, mnt.err))
+		return writeInPlace(s, dir, tree, opt.Stamp, fmt.Sprintf("%s is a mount point (%v)", dir, mnt.err), wd)
 	default:
 		return Stats{}, fmt.Errorf("replacing %s with the new tree: %w", dir, err)
 	}
@@ -264,7 +302,7 @@ func write(ctx context.Context, dir string, tree buildfile.Tree, opt Options, wo
 		removeWork(s, work)
 		return st, nil
 	}
-	rescue(s, filepath.Join(work, newTree), dir, tree)
+	rescue(s, filepath.Join(work, newTree), dir, tree, placed)
 	if err := removeWork(s, work); err != nil {
 		st.Leftover = fmt.Sprintf("%s (the old tree): %v", work, err)
 	}
@@ -292,10 +330,16 @@ func (e *errMount) Error() string { return e.why }
 // rescue moves back into dir the user's files that were created or
 // replaced in the old tree while this run built the new one (after it
 // linked them): anything but the tree's paths, a generated file or the
-// stamp that dir lacks, or has as another file. Errors are ignored: what
-// cannot be moved stays in the old tree, which is then removed, as if saved
-// a moment later.
-func rescue(s steps, oldTree, dir string, tree buildfile.Tree) {
+// stamp. The newest save wins, and the order of events, not modification
+// times (which cp -p and some editors set back), says which is newest: a
+// file in the old tree was saved before the swap, and one in dir that is
+// not what build placed there (placed, by slash path) was saved after it.
+// So a file moves back only over build's own link, or to a path that has
+// none and never had one (RENAME_NOREPLACE); a path the user removed from
+// dir after the swap stays removed. Errors are ignored: what cannot be
+// moved stays in the old tree, which is then removed, as if saved a moment
+// later.
+func rescue(s steps, oldTree, dir string, tree buildfile.Tree, placed map[string]fs.FileInfo) {
 	filepath.WalkDir(oldTree, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -304,7 +348,8 @@ func rescue(s steps, oldTree, dir string, tree buildfile.Tree) {
 		if err != nil || rel == StampFile {
 			return nil
 		}
-		if _, ok := tree[filepath.ToSlash(rel)]; ok {
+		slash := filepath.ToSlash(rel)
+		if _, ok := tree[slash]; ok {
 			return nil
 		}
 		if d.Type().IsRegular() {
@@ -312,20 +357,70 @@ func rescue(s steps, oldTree, dir string, tree buildfile.Tree) {
 				return nil
 			}
 		}
-		to := filepath.Join(dir, rel)
+		s.at("rescue")
 		was, err := os.Lstat(p)
 		if err != nil {
 			return nil
 		}
-		if now, err := os.Lstat(to); err == nil && (os.SameFile(was, now) || !now.Mode().IsRegular() && now.Mode()&fs.ModeSymlink == 0) {
-			return nil
-		}
-		s.at("rescue")
-		if os.MkdirAll(filepath.Dir(to), 0o755) == nil {
-			os.Rename(p, to)
+		to := filepath.Join(dir, rel)
+		put := placed[slash]
+		now, err := os.Lstat(to)
+		switch {
+		case err == nil && os.SameFile(was, now):
+			// Not saved during the run (or saved in place, into the
+			// inode both trees share).
+		case err == nil && (put == nil || !os.SameFile(put, now)):
+			// Saved (or made a folder) in dir after the swap: newer.
+		case err == nil:
+			// build's link of the file as it was before the save.
+			s.at("rescue move")
+			settle(s, p, to, put, was)
+		case !errors.Is(err, fs.ErrNotExist) || put != nil:
+			// Removed from dir after the swap (build had put it there),
+			// or its folder is no longer one.
+		default:
+			// New during the run: moved back unless the user made one at
+			// that path after the swap.
+			s.at("rescue move")
+			if os.MkdirAll(filepath.Dir(to), 0o755) == nil {
+				renameNoReplace(p, to)
+			}
 		}
 		return nil
 	})
+}
+
+// rescueRounds bounds settle's rounds, each caused by a save into dir
+// within microseconds of the previous one; keptSuffix names the file that
+// settle keeps beside its path when saves keep coming.
+const (
+	rescueRounds = 8
+	keptSuffix   = ".cudapkgs-saved"
+)
+
+// settle puts cur (the old tree's file at p) at to in place of prev (build's
+// link there), by exchanging the two: nothing is overwritten, and what
+// comes back to p says whether the user saved to in the meantime. If what
+// comes back is not prev, it is a save made after cur was checked, so newer
+// than cur, and it is exchanged back in, and so on. After rescueRounds
+// such rounds both files are kept: the one at p goes beside to, named
+// with keptSuffix.
+func settle(s steps, p, to string, prev, cur fs.FileInfo) {
+	for round := 1; ; round++ {
+		if err := exchangeFiles(p, to); err != nil {
+			return
+		}
+		back, err := os.Lstat(p)
+		if err != nil || os.SameFile(back, prev) {
+			return
+		}
+		if round == rescueRounds {
+			renameNoReplace(p, to+keptSuffix)
+			return
+		}
+		prev, cur = cur, back
+		s.at("rescue move")
+	}
 }
 
 // checkPaths refuses a tree whose files cannot be written in dir: a folder
@@ -428,25 +523,158 @@ func ours(p string) bool {
 // removeLeftovers removes the work folders that killed runs left in dir:
 // those named .<base>.cudapkgs-tmp-* (base "": named .cudapkgs-tmp-*, the
 // in-place path's, inside --out) that hold the marker, and empty ones of
-// that name. Anything else is left alone. Errors are ignored: the folders
-// are out of the way, and the next run tries again.
-func removeLeftovers(s steps, dir, base string) {
+// that name. Anything else is left alone. It returns, for the caller to
+// report, each of the tool's folders that could not be removed and why
+// (an immutable folder in an old tree): they are out of the way, and every
+// run tries again.
+func removeLeftovers(s steps, dir, base string) []string {
 	prefix := workName(base)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return nil
 	}
+	var stuck []string
 	for _, e := range entries {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if ours(p) {
-			removeWork(s, p)
-		} else {
+		if !ours(p) {
 			os.Remove(p) // only if empty
+			continue
+		}
+		if base != "" && private(p) {
+			// A run killed after its swap left the old tree here, with
+			// what the user saved during that run. Only from a folder of
+			// this user's that no one else can write: in a shared folder
+			// (/tmp) anyone can make one with the marker, and what it
+			// holds must not reach --out.
+			if placed := readPlaced(p); placed != nil {
+				rescue(s, filepath.Join(p, newTree), filepath.Join(dir, base), nil, placed)
+			}
+		}
+		if err := removeWork(s, p); err != nil {
+			stuck = append(stuck, fmt.Sprintf("%s (left by an earlier run): %v", p, err))
 		}
 	}
+	return stuck
+}
+
+// recordPlaced links into work's placedTree each file build placed at one
+// of the user's paths (see placedTree). Without the record, complete, a
+// later run's rescue moves nothing back (see readPlaced); so a link that
+// fails drops the whole record.
+func recordPlaced(s steps, work string, placed map[string]fs.FileInfo) {
+	s.at("placed")
+	tmp := filepath.Join(work, placedTree+".tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return
+	}
+	for rel := range placed {
+		to := filepath.Join(tmp, filepath.FromSlash(rel))
+		if os.MkdirAll(filepath.Dir(to), 0o700) != nil || os.Link(filepath.Join(work, newTree, filepath.FromSlash(rel)), to) != nil {
+			os.RemoveAll(tmp)
+			return
+		}
+	}
+	if os.Rename(tmp, filepath.Join(work, placedTree)) != nil {
+		os.RemoveAll(tmp)
+	}
+}
+
+// readPlaced is the record recordPlaced left in a killed run's work
+// folder, as build returned it, or nil when there is none: the run was
+// killed before it (its tree is the new one, never swapped in, and nothing
+// in it is the user's alone), or the record failed (nothing then tells the
+// user's saves in the old tree from files they removed since, and the
+// tree is removed as it is).
+func readPlaced(work string) map[string]fs.FileInfo {
+	root := filepath.Join(work, placedTree)
+	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	placed := map[string]fs.FileInfo{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		placed[filepath.ToSlash(rel)] = fi
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	return placed
+}
+
+// RemoveLeftovers removes the work folders that killed runs left next to
+// dir and inside it, as Write does first, for a run that finds dir up to
+// date and writes nothing: a run killed after its swap leaves the old tree
+// in one, and nothing else would remove it. It returns what could not be
+// removed and why ("" when nothing), for the caller to warn about.
+//
+// It takes the lock on the folder that holds dir without waiting: when
+// another run holds it, the folders may be that run's, and it removes them
+// itself. A lock that cannot be taken at all (flock refused on NFS) leaves
+// the folders too; a run that writes says why.
+func RemoveLeftovers(dir string) string {
+	dir, err := resolve(dir)
+	if err != nil {
+		return ""
+	}
+	parent := filepath.Dir(dir)
+	fl := flock.New(parent, flock.SetFlag(os.O_RDONLY))
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		return ""
+	}
+	defer fl.Close()
+	stuck := removeLeftovers(nil, parent, filepath.Base(dir))
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		stuck = append(stuck, removeLeftovers(nil, dir, "")...)
+	}
+	return strings.Join(stuck, "; ")
+}
+
+// workingChain is this process's working folder and every folder above it,
+// found by walking "..", not by name, so that symlinks in the path that
+// getwd reports do not hide one. Empty when the working folder is gone.
+func workingChain() []fs.FileInfo {
+	var chain []fs.FileInfo
+	p := "."
+	for range 1024 {
+		fi, err := os.Stat(p)
+		if err != nil || len(chain) > 0 && os.SameFile(fi, chain[len(chain)-1]) {
+			break // gone, or the root (its ".." is itself)
+		}
+		chain = append(chain, fi)
+		p = filepath.Join(p, "..")
+	}
+	return chain
+}
+
+// onChain reports whether the folder p is one of chain's (workingChain).
+func onChain(chain []fs.FileInfo, p string) bool {
+	if len(chain) == 0 {
+		return false
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	for _, c := range chain {
+		if os.SameFile(fi, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // removeWork removes a work folder, its marker last, so that a run killed
@@ -544,13 +772,15 @@ func scan(dir string, tree buildfile.Tree) (*old, error) {
 
 // build makes at root the new tree: tree's files (hard links to dir's when
 // the bytes are the same), the user's files from dir (hard links), its
-// empty folders, and the stamp. It returns the tree's paths that changed.
-func build(ctx context.Context, s steps, dir string, exists bool, root string, tree buildfile.Tree, stamp []byte, st *Stats) ([]string, error) {
+// empty folders, and the stamp. It returns the tree's paths that changed,
+// and what it put at each of the user's paths (by slash path), which
+// rescue needs to tell a file saved after the swap from its own link.
+func build(ctx context.Context, s steps, dir string, exists bool, root string, tree buildfile.Tree, stamp []byte, st *Stats) ([]string, map[string]fs.FileInfo, error) {
 	o := &old{dirs: map[string]fs.FileMode{}}
 	if exists {
 		var err error
 		if o, err = scan(dir, tree); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	st.Removed = o.stale
@@ -614,25 +844,25 @@ func build(ctx context.Context, s steps, dir string, exists bool, root string, t
 	}
 	s.at("mkdir")
 	if err := os.Mkdir(root, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := os.Chmod(root, mode("")); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, d := range dirs {
 		s.at("mkdir")
 		p := filepath.Join(root, filepath.FromSlash(d))
 		if err := os.Mkdir(p, 0o755); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m := mode(d); m != 0o755 {
 			if err := os.Chmod(p, m); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Then the files.
 	g.SetLimit(s.limit(8))
@@ -655,9 +885,17 @@ func build(ctx context.Context, s steps, dir string, exists bool, root string, t
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return todo, ctx.Err()
+	placed := make(map[string]fs.FileInfo, len(o.keep))
+	for _, p := range o.keep {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, nil, err
+		}
+		placed[p] = fi
+	}
+	return todo, placed, ctx.Err()
 }
 
 // pathDir is path.Dir for slash paths relative to the tree, "" for the top.
@@ -710,7 +948,10 @@ func linkOrCopy(from, to string) error {
 // renamed into place one by one (each file changes atomically, the tree
 // does not), after the old stamp is removed so that a run killed midway
 // leaves no stamp and the next run regenerates.
-func writeInPlace(s steps, dir string, tree buildfile.Tree, stamp []byte, why string) (Stats, error) {
+//
+// wd is the working folder and the folders above it (workingChain): a
+// folder among them that the removal of stale files empties stays.
+func writeInPlace(s steps, dir string, tree buildfile.Tree, stamp []byte, why string, wd []fs.FileInfo) (Stats, error) {
 	st := Stats{InPlace: why}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return st, err
@@ -753,13 +994,14 @@ func writeInPlace(s steps, dir string, tree buildfile.Tree, stamp []byte, why st
 	if err := g.Wait(); err != nil {
 		return st, err
 	}
-	return st, replaceFiles(s, work, dir, todo, tree, stamp, &st)
+	return st, replaceFiles(s, work, dir, todo, tree, stamp, &st, wd)
 }
 
 // replaceFiles renames the files todo from stage into dir, removes the
 // stale generated files and the folders that removal empties, and puts the
-// stamp in place last.
-func replaceFiles(s steps, stage, dir string, todo []string, tree buildfile.Tree, stamp []byte, st *Stats) error {
+// stamp in place last. A folder on wd (the working folder or above it)
+// stays, emptied or not, so that the process keeps a working folder.
+func replaceFiles(s steps, stage, dir string, todo []string, tree buildfile.Tree, stamp []byte, st *Stats, wd []fs.FileInfo) error {
 	s.at("remove stamp")
 	if err := os.Remove(filepath.Join(dir, StampFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -788,7 +1030,7 @@ func replaceFiles(s steps, stage, dir string, todo []string, tree buildfile.Tree
 		st.Removed++
 		// Remove folders the removal emptied, up to dir.
 		for d := filepath.Dir(p); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
-			if os.Remove(d) != nil {
+			if onChain(wd, d) || os.Remove(d) != nil {
 				break
 			}
 		}

@@ -3,6 +3,7 @@ package outdir
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,4 +26,24 @@ func exchange(from, dir string, exists bool) error {
 		return &mountError{fmt.Errorf("renameatx_np: %w", err)}
 	}
 	return err
+}
+
+// exchangeFiles swaps the files (or folders) at a and b in one step.
+func exchangeFiles(a, b string) error {
+	return unix.RenameatxNp(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_SWAP)
+}
+
+// renameNoReplace renames from to to unless to exists (EEXIST then).
+func renameNoReplace(from, to string) error {
+	return unix.RenameatxNp(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_EXCL)
+}
+
+// private reports whether p is a folder owned by this process's user that
+// no one else may write in (os.MkdirTemp makes work folders 0700).
+func private(p string) bool {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return false
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&0o022 == 0 && int(st.Uid) == os.Geteuid()
 }

@@ -19,3 +19,18 @@ func exchange(from, dir string, exists bool) error {
 	}
 	return os.Rename(from, dir)
 }
+
+// exchangeFiles and renameNoReplace serve the rescue after a swap, which
+// never happens here (exchange cannot swap an existing folder): they
+// refuse, and a file the rescue would move stays where it is.
+func exchangeFiles(a, b string) error {
+	return &noExchangeError{errors.New("no atomic exchange on " + runtime.GOOS)}
+}
+
+func renameNoReplace(from, to string) error {
+	return &noExchangeError{errors.New("no rename without replacing on " + runtime.GOOS)}
+}
+
+// private: the rescue never runs here (see exchangeFiles), so no folder is
+// trusted for it.
+func private(p string) bool { return false }
