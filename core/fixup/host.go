@@ -34,6 +34,14 @@ type Spec struct {
 	SHA256 string
 	// Builtin marks the plugins served by this binary.
 	Builtin bool
+	// Self says Command[0] is this very program (BuiltinSpecs): on Linux
+	// the plugin runs from the image this process was started from
+	// (/proc/self/exe, opened once per Start), never from Command[0] looked
+	// up again, so that a file put at that path during the run is not what
+	// runs; Command[0] stays the plugin's argv[0]. Elsewhere Command[0] is
+	// executed by path (docs/plugin-protocol.md). A Builtin spec without
+	// Self (a test's stand-in) runs Command[0] by path.
+	Self bool
 }
 
 // Options tune the host. Zero values mean the defaults.
@@ -191,12 +199,25 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, byProduct: map[string]*running{}}
 	h.plugins = make([]*running, len(specs))
+	// This program's own image, opened once for every Self plugin: the
+	// bytes the host runs are the bytes its built-ins run.
+	var self *selfImage
+	for _, s := range specs {
+		if s.Self && self == nil {
+			var err error
+			if self, err = openSelf(); err != nil {
+				return nil, fmt.Errorf("plugin %s: opening this program's own image to start it: %w", s.Name, err)
+			}
+			// Each started plugin holds its own copy of the descriptor.
+			defer self.close()
+		}
+	}
 	// One plugin that fails to start ends the others' starts too: the run
 	// ends with the first error, not after the slowest start.
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range specs {
 		g.Go(func() error {
-			r, err := h.start(gctx, s)
+			r, err := h.start(gctx, s, self)
 			h.plugins[i] = r
 			return err
 		})
@@ -228,14 +249,18 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	return h, nil
 }
 
-func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
+func (h *Host) start(ctx context.Context, s Spec, self *selfImage) (*running, error) {
 	if len(s.Command) == 0 {
 		return nil, fmt.Errorf("plugin %s: no command", s.Name)
 	}
 	r := &running{spec: s, stderr: newTail(stderrTailLines), done: make(chan struct{})}
-	if s.Builtin {
+	switch {
+	case s.Self:
+		path, extra := self.command(s.Command)
+		r.cmd = &exec.Cmd{Path: path, Args: s.Command, ExtraFiles: extra}
+	case s.Builtin:
 		r.cmd = exec.Command(s.Command[0], s.Command[1:]...)
-	} else {
+	default:
 		// The bytes hashed are the bytes run: a private copy, executed
 		// through its descriptor, never the declared path again.
 		bin, err := checkBinary(ctx, s)
