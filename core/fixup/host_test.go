@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 	if serveSelf() {
 		return
 	}
+	if p := os.Getenv(envGroupHost); p != "" {
+		runGroupHost(p)
+		return
+	}
 	if p := os.Getenv(envSelfHost); p != "" {
 		runSelfHost(p)
 		return

@@ -20,6 +20,11 @@ import (
 //   - the plugin gets the read end of a pipe whose write end only the host
 //     holds: when the host ends, the plugin reads end-of-file and exits
 //     (sdk.Serve watches it; descriptor number in sdk.EnvHostFD).
+//
+// And it puts the plugin in a process group of its own (not on Windows),
+// which process.kill ends whole: what a plugin started ends with it while
+// the host lives to end it. Of a host killed by SIGKILL only the two ways
+// above hold: a wrapper's other children survive it.
 func (r *running) watchHost() error {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -35,7 +40,7 @@ func (r *running) watchHost() error {
 		}
 	}
 	r.cmd.Env = append(env, fmt.Sprintf("%s=%d", sdk.EnvHostFD, 2+len(r.cmd.ExtraFiles)))
-	setParentDeathSignal(r.cmd)
+	isolate(r.cmd)
 	return nil
 }
 

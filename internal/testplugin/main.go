@@ -127,6 +127,11 @@ func main() {
 		// stderr, then serves, exits at once or hangs before its handshake.
 		child := exec.Command(os.Args[0], "sleeper")
 		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		if os.Getenv("TESTPLUGIN_CHILD_DETACHED") != "" {
+			// A daemon: out of the plugin's process group, which the
+			// host can end; it still holds the plugin's stdout and stderr.
+			detach(child)
+		}
 		if err := child.Start(); err != nil {
 			panic(err)
 		}

@@ -1,0 +1,19 @@
+//go:build unix && !linux
+
+package fixup
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// isolate: no parent-death signal here (the pipe the plugin watches is what
+// ends it), but its own process group, so that the host can end the plugin
+// with everything it started.
+func isolate(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// waitLeader: no portable wait that leaves the process unreaped; the group
+// is ended only while the host has not reaped the plugin (process.kill).
+func waitLeader(int) bool { return false }
