@@ -325,8 +325,9 @@ func (h *Host) start(ctx context.Context, s Spec, self *selfImage) (*running, er
 	if d.ProtocolVersion != sdk.ProtocolVersion {
 		return fail("Describe", fmt.Errorf("speaks protocol version %d, this host speaks %d", d.ProtocolVersion, sdk.ProtocolVersion))
 	}
-	if d.Name == "" || len(d.Products) == 0 {
-		return fail("Describe", fmt.Errorf("describes itself without a name or products: %+v", d))
+	// Nothing of the answer is printed or used before it is checked.
+	if err := checkDescription(d); err != nil {
+		return fail("Describe", err)
 	}
 	if r.products, err = convertFacts(d); err != nil {
 		return fail("Describe", err)
