@@ -81,7 +81,9 @@ func waitFor(f func() []string) []string {
 // A plugin started by a wrapper script, hung before serving, ends with all
 // it started when the host gives up on it: at the start timeout, when the
 // run is cancelled (Ctrl-C), and when the host gets SIGTERM (a host that
-// cancels its run on SIGTERM, as the cudapkgs command does).
+// cancels its run on SIGTERM, as the cudapkgs command does). SIGKILL of
+// the host runs no code of it: the parent-death signal ends the wrapper, and
+// the wrapper's end, as its session's leader, hangs up the rest (Linux).
 func TestWrapperGroupEnds(t *testing.T) {
 	t.Run("start timeout", func(t *testing.T) {
 		s, piddir, pids := wrapper(t)
@@ -115,22 +117,25 @@ func TestWrapperGroupEnds(t *testing.T) {
 		}
 		checkEnded(t, pids())
 	})
-	t.Run("host SIGTERM", func(t *testing.T) {
-		s, piddir, pids := wrapper(t)
-		host := exec.Command(os.Args[0], "-test.run=^$")
-		host.Env = append(os.Environ(), envGroupHost+"="+s.Command[0], "WRAPPER_PIDDIR="+piddir)
-		host.Stdout, host.Stderr = os.Stderr, os.Stderr
-		if err := host.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer host.Process.Kill()
-		ps := waitFor(pids)
-		host.Process.Signal(syscall.SIGTERM)
-		if err := host.Wait(); err != nil {
-			t.Fatalf("host: %v", err)
-		}
-		checkEnded(t, ps)
-	})
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run("host "+sig.String(), func(t *testing.T) {
+			s, piddir, pids := wrapper(t)
+			host := exec.Command(os.Args[0], "-test.run=^$")
+			host.Env = append(os.Environ(), envGroupHost+"="+s.Command[0], "WRAPPER_PIDDIR="+piddir)
+			host.Stdout, host.Stderr = os.Stderr, os.Stderr
+			if err := host.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer host.Process.Kill()
+			ps := waitFor(pids)
+			host.Process.Signal(sig)
+			err := host.Wait()
+			if sig == syscall.SIGTERM && err != nil {
+				t.Fatalf("host: %v", err)
+			}
+			checkEnded(t, ps)
+		})
+	}
 }
 
 func checkEnded(t *testing.T, pids []string) {

@@ -107,8 +107,11 @@ type running struct {
 	host     *os.File  // the write end of the pipe the plugin watches
 	// hostRead is the pipe's read end until the plugin has its copy.
 	hostRead *os.File
-	done     chan struct{}
-	once     sync.Once
+	// ctty is the pseudo-terminal whose hangup ends the plugin's session
+	// (isolate); tty is the plugin's end until the plugin has its copy.
+	ctty, tty *os.File
+	done      chan struct{}
+	once      sync.Once
 }
 
 // kill stops the plugin and releases what its start held.
@@ -124,6 +127,12 @@ func (r *running) kill() {
 		}
 		if r.host != nil {
 			r.host.Close()
+		}
+		if r.tty != nil {
+			r.tty.Close()
+		}
+		if r.ctty != nil {
+			r.ctty.Close()
 		}
 		if r.bin != nil {
 			r.bin.exe.Close()

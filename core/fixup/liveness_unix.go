@@ -3,6 +3,7 @@
 package fixup
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -10,8 +11,9 @@ import (
 // isolate: no parent-death signal here (the pipe the plugin watches is what
 // ends it), but its own process group, so that the host can end the plugin
 // with everything it started.
-func isolate(cmd *exec.Cmd) {
+func isolate(cmd *exec.Cmd) (ctty, tty *os.File) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return nil, nil
 }
 
 // waitLeader: no portable wait that leaves the process unreaped; the group
