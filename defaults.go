@@ -126,7 +126,10 @@ const (
 // arguments "plugin serve NAME": the cudapkgs command serves them that
 // way, and a Go program that uses the default Builtins does so with
 // ServeBuiltin. The program keeps the name it was started under (no symlink
-// resolution), so a wrapper that dispatches on its name still works.
+// resolution), so a wrapper that dispatches on its name still works. The
+// specs are Self: on Linux the host runs them from its own image, not from
+// that path again, so that replacing the file during a run runs nothing
+// else.
 func BuiltinSpecs() ([]fixup.Spec, error) {
 	exe, err := self()
 	if err != nil {
@@ -134,7 +137,7 @@ func BuiltinSpecs() ([]fixup.Spec, error) {
 	}
 	var specs []fixup.Spec
 	for _, n := range builtin.Names() {
-		specs = append(specs, fixup.Spec{Name: n, Command: []string{exe, builtinCommand, builtinSubcommand, n}, Builtin: true})
+		specs = append(specs, fixup.Spec{Name: n, Command: []string{exe, builtinCommand, builtinSubcommand, n}, Builtin: true, Self: true})
 	}
 	return specs, nil
 }

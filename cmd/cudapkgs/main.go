@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,10 +57,23 @@ func (a *app) clock() time.Time {
 
 func main() {
 	setGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, stderrIsTerminal())
 	stop()
 	os.Exit(code)
+}
+
+// signalContext is cancelled by Ctrl-C (SIGINT) or SIGTERM: the run ends
+// the way a failed one does, its plugins stopped with all they started
+// (each is in a process group of its own, which the terminal's Ctrl-C does
+// not reach). A second signal ends the program at once, the default way.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 // setGC: one run, then exit, so trade memory for less garbage collection,

@@ -73,7 +73,15 @@ manifest.`,
 			if len(p.Serves) < len(p.Products) {
 				products += " (declared: " + strings.Join(p.Products, ",") + "; taken over)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\tv%d\t%s\t%s\n", p.Name, products, p.ProtocolVersion, strings.Join(p.Command, " "), p.Checksum)
+			// The host checked the names (core/fixup's checkDescription);
+			// every cell is escaped all the same, the path (the user's
+			// own) included: no byte reaches the terminal raw, and a tab
+			// cannot shift the columns.
+			cells := []string{p.Name, products, fmt.Sprintf("v%d", p.ProtocolVersion), strings.Join(p.Command, " "), p.Checksum}
+			for i, c := range cells {
+				cells[i] = escapeText(c, false)
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 		return tw.Flush()
 	}

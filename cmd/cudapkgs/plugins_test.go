@@ -193,3 +193,56 @@ func TestMisbehavingPluginFromCLI(t *testing.T) {
 		})
 	}
 }
+
+// `plugins list` prints nothing a plugin says of itself unchecked: a name
+// with terminal escapes, a product that is a path, or a self-description of
+// megabytes ends the command with exit 1, one bounded line on stderr that
+// names the plugin, the field and what was expected, and nothing on stdout.
+func TestPluginsListRefusesBadDescribe(t *testing.T) {
+	path, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/internal/testplugin", "testplugin")
+	for _, tt := range []struct{ mode, want string }{
+		{"describe-escname", `Describe: name "x\x1b]0;pwned\a\x1b[2J": character '\x1b' at byte 1: expected an ASCII letter or digit`},
+		{"describe-badproduct", `Describe: product "../../x \"$(id)": character '.' at byte 0: expected an ASCII letter or digit`},
+		{"describe-hugename", "Describe: its answer is 8.0 MiB, larger than the 1.0 MiB limit for a Describe answer"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			wrapper := filepath.Join(t.TempDir(), "plugin-"+tt.mode)
+			if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+path+" "+tt.mode+" cutensor\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(wrapper)
+			s := sha256.Sum256(data)
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{"plugins", "list", "--manifests", shared.Manifests(t), "--plugin", wrapper + "=" + hex.EncodeToString(s[:])}, &out, &errb, false)
+			stderr := errb.String()
+			if code != 1 || out.Len() != 0 {
+				t.Fatalf("exit %d, %d bytes on stdout: %.300q", code, out.Len(), out.String())
+			}
+			if want := "cudapkgs: plugin plugin-" + tt.mode + ": " + tt.want; !strings.HasPrefix(stderr, want) {
+				t.Errorf("stderr:\n got %.400s\nwant %s", stderr, want)
+			}
+			if strings.ContainsAny(stderr, "\x1b\x07") || len(stderr) > 2000 {
+				t.Errorf("stderr has raw escapes or is %d bytes: %.300q", len(stderr), stderr)
+			}
+		})
+	}
+}
+
+// The plugin's path, the user's own, is printed escaped too: a file name
+// with a terminal escape does not reach the terminal raw.
+func TestPluginsListEscapesPath(t *testing.T) {
+	path, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/internal/testplugin", "testplugin")
+	wrapper := filepath.Join(t.TempDir(), "plugin\x1b[2J")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+path+" slow cutensor\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(wrapper)
+	s := sha256.Sum256(data)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"plugins", "list", "--manifests", shared.Manifests(t), "--plugin", wrapper + "=" + hex.EncodeToString(s[:])}, &out, &errb, false); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), `plugin\x1b[2J`) {
+		t.Errorf("plugins list:\n%q", out.String())
+	}
+}

@@ -67,3 +67,27 @@ func (c *checked) seal(w *os.File) error {
 func (c *checked) command(args []string) (path string, extra []*os.File) {
 	return "/proc/self/fd/3", []*os.File{c.exe}
 }
+
+// selfImage is this program's own image, for the plugins it serves itself.
+type selfImage struct{ exe *os.File }
+
+// openSelf opens the image this process runs. /proc/self/exe names the file
+// the kernel executed, even after the path it was started from is renamed
+// over, removed or replaced: the built-ins run the host's bytes. (Writing
+// the running binary in place is refused with ETXTBSY by most kernels;
+// where it is allowed, it changes the host's own code as well.)
+func openSelf() (*selfImage, error) {
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		return nil, err
+	}
+	return &selfImage{exe: f}, nil
+}
+
+// command executes the image as the child's descriptor 3, as checked.command
+// does a third party's copy; Args[0] stays the path it was started as.
+func (s *selfImage) command(args []string) (path string, extra []*os.File) {
+	return "/proc/self/fd/3", []*os.File{s.exe}
+}
+
+func (s *selfImage) close() { s.exe.Close() }

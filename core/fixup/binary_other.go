@@ -34,3 +34,13 @@ func (c *checked) seal(w *os.File) error {
 }
 
 func (c *checked) command(args []string) (string, []*os.File) { return c.path, nil }
+
+// selfImage: no way to execute this process's own image by descriptor
+// here; Self plugins run Command[0] by path (docs/plugin-protocol.md).
+type selfImage struct{}
+
+func openSelf() (*selfImage, error) { return &selfImage{}, nil }
+
+func (s *selfImage) command(args []string) (string, []*os.File) { return args[0], nil }
+
+func (s *selfImage) close() {}

@@ -313,6 +313,9 @@ func ProductsOf(ds ...sdk.Description) (Products, error) {
 	byProduct := map[string]described{}
 	from := map[string]string{}
 	for _, d := range ds {
+		if err := checkDescription(d); err != nil {
+			return Products{}, fmt.Errorf("plugin %s: %w", quote(d.Name), err)
+		}
 		ps, err := convertFacts(d)
 		if err != nil {
 			return Products{}, fmt.Errorf("plugin %s: %w", d.Name, err)

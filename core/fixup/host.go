@@ -34,6 +34,14 @@ type Spec struct {
 	SHA256 string
 	// Builtin marks the plugins served by this binary.
 	Builtin bool
+	// Self says Command[0] is this very program (BuiltinSpecs): on Linux
+	// the plugin runs from the image this process was started from
+	// (/proc/self/exe, opened once per Start), never from Command[0] looked
+	// up again, so that a file put at that path during the run is not what
+	// runs; Command[0] stays the plugin's argv[0]. Elsewhere Command[0] is
+	// executed by path (docs/plugin-protocol.md). A Builtin spec without
+	// Self (a test's stand-in) runs Command[0] by path.
+	Self bool
 }
 
 // Options tune the host. Zero values mean the defaults.
@@ -99,8 +107,11 @@ type running struct {
 	host     *os.File  // the write end of the pipe the plugin watches
 	// hostRead is the pipe's read end until the plugin has its copy.
 	hostRead *os.File
-	done     chan struct{}
-	once     sync.Once
+	// ctty is the pseudo-terminal whose hangup ends the plugin's session
+	// (isolate); tty is the plugin's end until the plugin has its copy.
+	ctty, tty *os.File
+	done      chan struct{}
+	once      sync.Once
 }
 
 // kill stops the plugin and releases what its start held.
@@ -116,6 +127,12 @@ func (r *running) kill() {
 		}
 		if r.host != nil {
 			r.host.Close()
+		}
+		if r.tty != nil {
+			r.tty.Close()
+		}
+		if r.ctty != nil {
+			r.ctty.Close()
 		}
 		if r.bin != nil {
 			r.bin.exe.Close()
@@ -191,12 +208,25 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, byProduct: map[string]*running{}}
 	h.plugins = make([]*running, len(specs))
+	// This program's own image, opened once for every Self plugin: the
+	// bytes the host runs are the bytes its built-ins run.
+	var self *selfImage
+	for _, s := range specs {
+		if s.Self && self == nil {
+			var err error
+			if self, err = openSelf(); err != nil {
+				return nil, fmt.Errorf("plugin %s: opening this program's own image to start it: %w", s.Name, err)
+			}
+			// Each started plugin holds its own copy of the descriptor.
+			defer self.close()
+		}
+	}
 	// One plugin that fails to start ends the others' starts too: the run
 	// ends with the first error, not after the slowest start.
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range specs {
 		g.Go(func() error {
-			r, err := h.start(gctx, s)
+			r, err := h.start(gctx, s, self)
 			h.plugins[i] = r
 			return err
 		})
@@ -228,14 +258,18 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	return h, nil
 }
 
-func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
+func (h *Host) start(ctx context.Context, s Spec, self *selfImage) (*running, error) {
 	if len(s.Command) == 0 {
 		return nil, fmt.Errorf("plugin %s: no command", s.Name)
 	}
 	r := &running{spec: s, stderr: newTail(stderrTailLines), done: make(chan struct{})}
-	if s.Builtin {
+	switch {
+	case s.Self:
+		path, extra := self.command(s.Command)
+		r.cmd = &exec.Cmd{Path: path, Args: s.Command, ExtraFiles: extra}
+	case s.Builtin:
 		r.cmd = exec.Command(s.Command[0], s.Command[1:]...)
-	} else {
+	default:
 		// The bytes hashed are the bytes run: a private copy, executed
 		// through its descriptor, never the declared path again.
 		bin, err := checkBinary(ctx, s)
@@ -300,8 +334,9 @@ func (h *Host) start(ctx context.Context, s Spec) (*running, error) {
 	if d.ProtocolVersion != sdk.ProtocolVersion {
 		return fail("Describe", fmt.Errorf("speaks protocol version %d, this host speaks %d", d.ProtocolVersion, sdk.ProtocolVersion))
 	}
-	if d.Name == "" || len(d.Products) == 0 {
-		return fail("Describe", fmt.Errorf("describes itself without a name or products: %+v", d))
+	// Nothing of the answer is printed or used before it is checked.
+	if err := checkDescription(d); err != nil {
+		return fail("Describe", err)
 	}
 	if r.products, err = convertFacts(d); err != nil {
 		return fail("Describe", err)

@@ -20,6 +20,19 @@ import (
 var testPlugin string
 
 func TestMain(m *testing.M) {
+	// A plugin started by a host below inherits the host's environment:
+	// its own arguments say first what it is.
+	if serveSelf() {
+		return
+	}
+	if p := os.Getenv(envGroupHost); p != "" {
+		runGroupHost(p)
+		return
+	}
+	if p := os.Getenv(envSelfHost); p != "" {
+		runSelfHost(p)
+		return
+	}
 	if p := os.Getenv(envHost); p != "" {
 		runHost(p)
 		return

@@ -20,6 +20,12 @@ import (
 //   - the plugin gets the read end of a pipe whose write end only the host
 //     holds: when the host ends, the plugin reads end-of-file and exits
 //     (sdk.Serve watches it; descriptor number in sdk.EnvHostFD).
+//
+// And it puts the plugin in a process group of its own (not on Windows),
+// which process.kill ends whole: what a plugin started ends with it while
+// the host lives to end it. For a host killed by SIGKILL, which runs no
+// code, on Linux the group is also a session with a pseudo-terminal
+// (isolate): the plugin's end hangs up the rest of its group.
 func (r *running) watchHost() error {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -35,7 +41,7 @@ func (r *running) watchHost() error {
 		}
 	}
 	r.cmd.Env = append(env, fmt.Sprintf("%s=%d", sdk.EnvHostFD, 2+len(r.cmd.ExtraFiles)))
-	setParentDeathSignal(r.cmd)
+	r.ctty, r.tty = isolate(r.cmd)
 	return nil
 }
 
@@ -70,6 +76,9 @@ func (r *running) startProcess(ctx context.Context) (plugin.ClientProtocol, erro
 	}
 	// The plugin holds its own copies now.
 	r.hostRead.Close()
+	if r.tty != nil {
+		r.tty.Close()
+	}
 	if r.bin != nil {
 		r.bin.exe.Close()
 	}

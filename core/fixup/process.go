@@ -40,6 +40,9 @@ type process struct {
 	mu     sync.Mutex
 	begun  bool // Start ran the process
 	killed bool // the host killed it (or refused to start it)
+	// reaped: the process may be reaped, and its pid, which numbers its
+	// process group, given to another: the group is not signalled again.
+	reaped bool
 
 	exited     chan struct{} // closed once the process is reaped
 	state      *os.ProcessState
@@ -99,9 +102,22 @@ func (p *process) Start(context.Context) error {
 	p.stdout = &firstLine{f: outR}
 	go p.copyStderr(errR)
 	go func() {
+		pid := p.cmd.Process.Pid
+		if waitLeader(pid) {
+			// The plugin has ended and its zombie still holds its group's
+			// number: what it started in its group ends with it (a
+			// wrapper's children; the host never talks to them).
+			p.mu.Lock()
+			killGroup(pid)
+			p.reaped = true
+			p.mu.Unlock()
+		}
 		// Stdout and Stderr are *os.File: Wait returns when the process
 		// ends, whoever else holds the pipes.
 		err := p.cmd.Wait()
+		p.mu.Lock()
+		p.reaped = true
+		p.mu.Unlock()
 		p.state, p.waitErr = p.cmd.ProcessState, err
 		end := time.Now().Add(drainGrace)
 		outR.SetReadDeadline(end)
@@ -134,12 +150,18 @@ func (p *process) copyStderr(f *os.File) {
 	}
 }
 
-// kill stops the process; one that has not started yet never will.
+// kill stops the process with its whole process group (a wrapper script
+// and its children, a child of a plugin hung before its handshake); one
+// that has not started yet never will.
 func (p *process) kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.killed = true
 	if p.begun {
+		if !p.reaped {
+			killGroup(p.cmd.Process.Pid)
+		}
+		// The plugin itself, should it have left its group.
 		p.cmd.Process.Kill()
 	}
 }

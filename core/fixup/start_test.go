@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 )
 
@@ -124,49 +126,97 @@ func TestStartFailures(t *testing.T) {
 }
 
 // A plugin whose child inherited its stdout and stderr does not hold the
-// run for the child's lifetime (an hour): each run ends with the child
-// still alive.
+// run for the child's lifetime (an hour), and the child ends with its
+// plugin: the host ends the plugin's whole process group. A child that left
+// the group (a daemon, in a session of its own) is out of the host's reach,
+// and still does not hold the run.
 func TestStartChildHoldsStdout(t *testing.T) {
-	t.Run("exits at once", func(t *testing.T) {
-		pid := childPID(t)
-		got, err := startErr(t, context.Background(), "childexit", fast)
-		if want := "exited at once (exit status 3), before the go-plugin handshake"; got != want {
-			t.Errorf("error:\n got %s\nwant %s", got, want)
+	for _, detached := range []bool{false, true} {
+		// check says whether the child is as it must be once the run is
+		// done with its plugin.
+		check := func(t *testing.T, pid string) {
+			t.Helper()
+			switch {
+			case detached && !alive(pid):
+				t.Error("the detached child is gone: the run waited for it, or killed it")
+			case !detached && !ended(t, pid):
+				t.Error("the child in the plugin's process group outlived its plugin")
+			}
 		}
-		if !strings.HasSuffix(err.Error(), "\n  testplugin: cannot start, leaving a child behind") {
-			t.Errorf("error lacks the plugin's stderr:\n%v", err)
+		name := "in the plugin's group"
+		if detached {
+			name = "detached"
 		}
-		if !alive(pid()) {
-			t.Error("the child is gone: the run waited for it, or killed it")
+		t.Run(name, func(t *testing.T) {
+			if detached {
+				t.Setenv("TESTPLUGIN_CHILD_DETACHED", "1")
+			}
+			t.Run("exits at once", func(t *testing.T) {
+				pid := childPID(t)
+				got, err := startErr(t, context.Background(), "childexit", fast)
+				if want := "exited at once (exit status 3), before the go-plugin handshake"; got != want {
+					t.Errorf("error:\n got %s\nwant %s", got, want)
+				}
+				if !strings.HasSuffix(err.Error(), "\n  testplugin: cannot start, leaving a child behind") {
+					t.Errorf("error lacks the plugin's stderr:\n%v", err)
+				}
+				check(t, pid())
+			})
+			t.Run("hangs at start", func(t *testing.T) {
+				pid := childPID(t)
+				opts := fast
+				opts.StartTimeout = 300 * time.Millisecond
+				got, err := startErr(t, context.Background(), "childhang", opts)
+				var te *fixup.TimeoutError
+				if !errors.As(err, &te) || !te.Start || got != "did not start within 300ms (it hangs at start or is too slow)" {
+					t.Errorf("error = %v", err)
+				}
+				check(t, pid())
+			})
+			t.Run("serves", func(t *testing.T) {
+				pid := childPID(t)
+				h, err := fixup.Start(context.Background(), []fixup.Spec{spec(t, "childserve", "cudnn")}, fast)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := h.Call(context.Background(), batch(10)); err != nil {
+					t.Error(err)
+				}
+				h.Close()
+				check(t, pid())
+			})
+		})
+	}
+}
+
+// ended waits for process pid to end (exit, or become a zombie) and
+// reports whether it did. Only a process that survives waits out the bound.
+func ended(t *testing.T, pid string) bool {
+	t.Helper()
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		t.Fatalf("pid %q: %v", pid, err)
+	}
+	fd, err := unix.PidfdOpen(n, 0)
+	if err == unix.ESRCH {
+		return true // gone, and reaped
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open %d: %v", n, err)
+	}
+	defer unix.Close(fd)
+	// A pidfd is readable once its process has ended.
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		r, err := unix.Poll(fds, int((10 * time.Second).Milliseconds()))
+		if err == unix.EINTR {
+			continue
 		}
-	})
-	t.Run("hangs at start", func(t *testing.T) {
-		pid := childPID(t)
-		opts := fast
-		opts.StartTimeout = 300 * time.Millisecond
-		got, err := startErr(t, context.Background(), "childhang", opts)
-		var te *fixup.TimeoutError
-		if !errors.As(err, &te) || !te.Start || got != "did not start within 300ms (it hangs at start or is too slow)" {
-			t.Errorf("error = %v", err)
-		}
-		if !alive(pid()) {
-			t.Error("the child is gone: the run waited for it, or killed it")
-		}
-	})
-	t.Run("serves", func(t *testing.T) {
-		pid := childPID(t)
-		h, err := fixup.Start(context.Background(), []fixup.Spec{spec(t, "childserve", "cudnn")}, fast)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("poll: %v", err)
 		}
-		if _, err := h.Call(context.Background(), batch(10)); err != nil {
-			t.Error(err)
-		}
-		h.Close()
-		if !alive(pid()) {
-			t.Error("the child is gone: Close waited for it, or killed it")
-		}
-	})
+		return r == 1
+	}
 }
 
 // Cancelling the run (Ctrl-C) during a start that hangs ends the start at

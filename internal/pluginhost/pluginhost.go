@@ -52,11 +52,12 @@ type Client struct {
 	pb pb.FixupClient
 }
 
-// Describe asks the plugin who it is.
+// Describe asks the plugin who it is. An answer over sdk.MaxDescribe is
+// refused as it arrives, with its size and the limit.
 func (c *Client) Describe(ctx context.Context) (sdk.Description, error) {
-	d, err := c.pb.Describe(ctx, &pb.DescribeRequest{}, grpc.MaxCallRecvMsgSize(sdk.MaxMessage))
+	d, err := c.pb.Describe(ctx, &pb.DescribeRequest{}, grpc.MaxCallRecvMsgSize(sdk.MaxDescribe))
 	if err != nil {
-		return sdk.Description{}, tooLarge(err, -1)
+		return sdk.Description{}, tooLarge(err, -1, "a Describe answer")
 	}
 	return descriptionFromPB(d), nil
 }
@@ -71,7 +72,7 @@ func (c *Client) Fixup(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	}
 	resp, err := c.pb.Fixup(ctx, req, grpc.MaxCallRecvMsgSize(sdk.MaxMessage))
 	if err != nil {
-		return nil, tooLarge(err, n)
+		return nil, tooLarge(err, n, "an answer")
 	}
 	return resultFromPB(resp)
 }
@@ -80,8 +81,8 @@ var sizesRE = regexp.MustCompile(`larger than max \((\d+) vs\. (\d+)\)`)
 
 // tooLarge turns gRPC's "message larger than max (A vs. B)", from either
 // side, into which message it was, its size and the limit. sent is the size
-// of the request, or -1.
-func tooLarge(err error, sent int) error {
+// of the request, or -1; answer names the kind of answer, for its limit.
+func tooLarge(err error, sent int, answer string) error {
 	if status.Code(err) != codes.ResourceExhausted {
 		return err
 	}
@@ -94,7 +95,7 @@ func tooLarge(err error, sent int) error {
 	if size == sent {
 		return fmt.Errorf("the batch is %s, larger than the %s the plugin accepts (%w)", mib(size), mib(limit), err)
 	}
-	return fmt.Errorf("its answer is %s, larger than the %s limit for an answer (%w)", mib(size), mib(limit), err)
+	return fmt.Errorf("its answer is %s, larger than the %s limit for %s (%w)", mib(size), mib(limit), answer, err)
 }
 
 func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -27,6 +27,27 @@ type fixer struct {
 
 func (f *fixer) Describe() sdk.Description {
 	d := sdk.Description{Name: "test-" + f.mode, Products: f.products}
+	// Self-descriptions the host must refuse before printing or using them.
+	switch f.mode {
+	case "describe-badname":
+		d.Name = `../../x "$(id)`
+	case "describe-escname":
+		d.Name = "x\x1b]0;pwned\x07\x1b[2J"
+	case "describe-longname":
+		d.Name = strings.Repeat("n", 200)
+	case "describe-hugename":
+		d.Name = strings.Repeat("n", 8<<20)
+	case "describe-badproduct":
+		d.Products = append(d.Products, `../../x "$(id)`)
+	case "describe-dupproduct":
+		d.Products = append(d.Products, d.Products[0])
+	case "describe-escfact":
+		d.Facts = []sdk.ProductFacts{{Product: f.products[0], Base: "https://example.com/\x1b[31m", Path: "pub"}}
+	case "describe-longfact":
+		d.Facts = []sdk.ProductFacts{{Product: f.products[0], Base: "https://" + strings.Repeat("a", 2000), Path: "pub"}}
+	case "describe-badrename":
+		d.Renames = []sdk.Rename{{Package: "x\u202ey", Replaces: "z", Since: "13.0"}}
+	}
 	if f.mode == "product" {
 		// A third party's own product, described as a built-in describes
 		// its: where its archives are published.
@@ -127,6 +148,11 @@ func main() {
 		// stderr, then serves, exits at once or hangs before its handshake.
 		child := exec.Command(os.Args[0], "sleeper")
 		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		if os.Getenv("TESTPLUGIN_CHILD_DETACHED") != "" {
+			// A daemon: out of the plugin's process group, which the
+			// host can end; it still holds the plugin's stdout and stderr.
+			detach(child)
+		}
 		if err := child.Start(); err != nil {
 			panic(err)
 		}

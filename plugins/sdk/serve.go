@@ -132,3 +132,10 @@ func (s *server) Fixup(ctx context.Context, req *pb.FixupRequest) (*pb.FixupResp
 // a whole product's file lists stay well under this). A bigger answer is an
 // error, not an allocation the plugin controls.
 const MaxMessage = 64 << 20
+
+// MaxDescribe is the largest Describe answer a host accepts. A plugin's
+// self-description (its name, products, renames and facts) is a few KiB
+// (the toolkit's, the largest built-in, is under 1 KiB): 1 MiB leaves room
+// for a plugin of hundreds of products, and keeps a plugin from costing
+// the host, or `cudapkgs plugins list`, more than that.
+const MaxDescribe = 1 << 20
