@@ -387,6 +387,9 @@ func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 	if err := checkPathGrammar(a.RelativePath); err != nil {
 		return a, p.entry(at("relative_path"), "%v", err)
 	}
+	if err := checkArchiveName(a.RelativePath); err != nil {
+		return a, p.entry(at("relative_path"), "%v", err)
+	}
 	raw, ok := obj["sha256"]
 	if !ok {
 		return a, p.fail(keys, "archive has no \"sha256\": expected 64 hex digits")
@@ -484,15 +487,15 @@ func checkRelativePath(rel string) error {
 	case rel == "":
 		return fmt.Errorf("relative_path is empty: expected a path such as \"<package>/linux-x86_64/<package>-linux-x86_64-<version>-archive.tar.xz\"")
 	case strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || (len(rel) > 1 && rel[1] == ':'):
-		return fmt.Errorf("relative_path %q is absolute: expected a path relative to the redist folder", rel)
+		return fmt.Errorf("relative_path %s is absolute: expected a path relative to the redist folder", quotePath(rel))
 	case strings.Contains(rel, "://"):
-		return fmt.Errorf("relative_path %q is a URL: expected a path relative to the redist folder", rel)
+		return fmt.Errorf("relative_path %s is a URL: expected a path relative to the redist folder", quotePath(rel))
 	case strings.ContainsAny(rel, "\\\x00\n\r"):
-		return fmt.Errorf("relative_path %q holds a backslash or control character: expected a plain relative path", rel)
+		return fmt.Errorf("relative_path %s holds a backslash or control character: expected a plain relative path", quotePath(rel))
 	}
 	for _, part := range strings.Split(rel, "/") {
 		if part == ".." {
-			return fmt.Errorf("relative_path %q climbs out of the redist folder with \"..\": expected a path inside it", rel)
+			return fmt.Errorf("relative_path %s climbs out of the redist folder with \"..\": expected a path inside it", quotePath(rel))
 		}
 	}
 	return nil
