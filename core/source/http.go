@@ -179,8 +179,24 @@ type redirectError struct{ msg string }
 func (e *redirectError) Error() string { return e.msg }
 
 // checkRedirect is the default client's redirect policy: a loop is named as
-// one at once, and a long chain is cut at maxRedirects.
+// one at once, and a long chain is cut at maxRedirects. A redirect to a
+// scheme other than http and https (file://, ftp://, data:) or from https
+// down to http is refused at once: the server will answer the same way on
+// every try, and following a downgrade would hand a manifest not yet in the
+// lock to anyone on the path. A redirect to another host over https is
+// followed: mirrors (Artifactory, Nexus) and CDNs send clients to blob
+// storage elsewhere, and what arrives is held to the lock's sha256 and
+// parsed all the same (docs/sources.md, "Downloads").
 func checkRedirect(req *http.Request, via []*http.Request) error {
+	prev := via[len(via)-1].URL
+	switch req.URL.Scheme {
+	case "http", "https":
+	default:
+		return &redirectError{fmt.Sprintf("refused a redirect from %s to %s: only http and https URLs are followed", prev.Redacted(), req.URL.Redacted())}
+	}
+	if prev.Scheme == "https" && req.URL.Scheme == "http" {
+		return &redirectError{fmt.Sprintf("refused a redirect from %s to %s: from https down to http", prev.Redacted(), req.URL.Redacted())}
+	}
 	for _, v := range via {
 		if v.URL.String() == req.URL.String() {
 			return &redirectError{fmt.Sprintf("redirect loop: %s redirects back to %s after %d redirect(s)", via[len(via)-1].URL, req.URL, len(via))}
@@ -224,6 +240,12 @@ func (d *downloader) once(ctx context.Context, u string) ([]byte, error) {
 		if strings.Contains(err.Error(), "stopped after 10 redirects") {
 			// net/http's own policy, in a client the caller gave.
 			return nil, &redirectError{"stopped after 10 redirects"}
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) && strings.Contains(ue.Err.Error(), "unsupported protocol scheme") {
+			// A caller's client followed a redirect to file:// or
+			// ftp://: every try would end the same way.
+			return nil, &redirectError{fmt.Sprintf("refused %s: %v (only http and https URLs are followed)", ue.URL, ue.Err)}
 		}
 		return nil, tryError(sctx, err)
 	}
