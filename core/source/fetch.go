@@ -392,7 +392,7 @@ func (f *fetcher) discover(ctx context.Context, product string) ([]string, error
 	var errs []error
 	for _, folder := range folders {
 		var got []string
-		u, _, err := f.dl.get(ctx, product+" release list", []string{folder}, func(u string, body []byte) error {
+		u, _, err := f.dl.get(ctx, product+" release list", []string{folder}, func(_ context.Context, u string, body []byte) error {
 			got = ParseIndex(body)
 			if len(got) == 0 {
 				return errEmptyIndex(u)
@@ -433,17 +433,26 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 	if data, err := inputfile.Read(ctx, out.Path, inputfile.Manifest); err == nil {
 		e := EntryFor(data)
 		if !locked || e == want {
-			if _, err := manifest.Parse(out.Path, j.product, j.release, data); err == nil {
+			// A cached file is parsed within a try's time limit too.
+			pctx, cancel := context.WithTimeoutCause(ctx, f.dl.timeout, fmt.Errorf("timed out after %v", f.dl.timeout))
+			_, err := manifest.ParseContext(pctx, out.Path, j.product, j.release, data)
+			cancel()
+			var stopped *manifest.StoppedError
+			switch {
+			case err == nil:
 				out.LockEntry = e
 				f.progress.Report(Event{Kind: Cached, File: key, Product: j.product, Size: e.Size})
 				return out, nil
+			case errors.As(err, &stopped) && ctx.Err() == nil:
+				// Its download would take as long to check.
+				return out, fmt.Errorf("cached manifest %s (%d bytes): %w", out.Path, len(data), err)
 			}
 		}
 		// Stale (the lock says otherwise) or broken: download it again.
 	}
 
-	check := func(u string, body []byte) error {
-		if _, err := manifest.Parse(u, j.product, j.release, body); err != nil {
+	check := func(ctx context.Context, u string, body []byte) error {
+		if _, err := manifest.ParseContext(ctx, u, j.product, j.release, body); err != nil {
 			return fmt.Errorf("%w (refused; not cached)", err)
 		}
 		if e := EntryFor(body); locked && e != want && !f.update {
@@ -455,7 +464,7 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 	var body []byte
 	if made, ok := f.made[key]; ok {
 		u, body = f.madeFrom[key], made
-		if err := check(u, body); err != nil {
+		if err := check(ctx, u, body); err != nil {
 			return out, err
 		}
 	} else {

@@ -6,16 +6,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cudapkgs/cudapkgs/core/manifest"
 )
 
 // Two fetches with their own caches sharing one --lock: each adds its own
@@ -229,6 +233,51 @@ func TestFetchRedirectScheme(t *testing.T) {
 				t.Errorf("retried:\n%s", log.String())
 			}
 		})
+	}
+}
+
+// bigManifest is a well-formed manifest of n packages (about 200 bytes
+// each).
+func bigManifest(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  \"pkg%d\": {\"name\": \"p\", \"version\": \"1.0.%d\", \"linux-x86_64\": {\"relative_path\": \"p/p-%d-archive.tar.xz\", \"sha256\": \"%064x\", \"size\": \"10\"}},\n", i, i, i, i)
+	}
+	b.WriteString("  \"last\": {\"version\": \"1.0\", \"linux-x86_64\": {\"relative_path\": \"p/last.tar.xz\", \"sha256\": \"" + strings.Repeat("0", 64) + "\"}}\n}\n")
+	return b.Bytes()
+}
+
+// The time limit of a try covers the parse of what arrived (issue 24: a
+// fetch with --timeout 20s parsed for 90 s holding the cache lock): a 10 MB
+// manifest served at once from 127.0.0.1 takes about 1 s to parse, over the
+// 300 ms limit; the fetch fails naming the limit, and nothing is cached or
+// locked. (Were the download itself to take the 300 ms on a loaded
+// machine, the error names the same limit.)
+func TestFetchTimeoutCoversParse(t *testing.T) {
+	s := newTestServer(t)
+	body := bigManifest(50000)
+	s.put(manifestPath("nv", "cuda", "12.4.1"), body)
+	var log syncBuffer
+	o := s.options(t, &log)
+	o.Products = []string{"cuda"}
+	o.Releases = map[string][]string{"cuda": {"12.4.1"}}
+	o.Timeout = 300 * time.Millisecond
+	o.StallTimeout = 300 * time.Millisecond
+	o.Attempts = 1
+	_, err := Fetch(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "timed out after 300ms") {
+		t.Fatalf("error = %v, want one naming the 300ms limit", err)
+	}
+	if strings.Contains(err.Error(), "while checking") && !strings.Contains(err.Error(), "while checking the "+strconv.Itoa(len(body))+" bytes that arrived") {
+		t.Errorf("error = %v, want it to name the body's size", err)
+	}
+	cached := filepath.Join(o.CacheDir, "cuda", manifest.FileName("12.4.1"))
+	if _, err := os.Lstat(cached); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want nothing cached", cached, err)
+	}
+	if _, err := os.Lstat(o.LockFile); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want no lock file written", o.LockFile, err)
 	}
 }
 
