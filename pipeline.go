@@ -69,6 +69,13 @@ type Inputs struct {
 	// StarlarkMemoryName is how the caller's users set StarlarkMemory
 	// (--starlark-memory), named when a run exhausts it; "" names none.
 	StarlarkMemoryName string
+	// MaxManifestBytes bounds the bytes of manifests the run reads, every
+	// source together (manifest.DefaultMaxTotal when zero): each manifest
+	// is at most 64 MiB, but many of them could still fill the memory.
+	MaxManifestBytes int64
+	// MaxManifestBytesName is how the caller's users set MaxManifestBytes
+	// (--max-manifest-bytes), named when a run reaches it; "" names none.
+	MaxManifestBytesName string
 	// Warn, when set, is told each distinct warning once, as it is found.
 	Warn func(string)
 }
@@ -103,16 +110,21 @@ func (in Inputs) collection(ctx context.Context, opts manifest.LoadOptions, warn
 		} else {
 			var fsys fs.FS
 			if fsys, err = s.FS(); err == nil {
-				c, err = manifest.LoadFS(fsys, "<"+s.Name+">")
+				c, err = manifest.LoadFSContext(ctx, fsys, "<"+s.Name+">", manifest.LoadOptions{Budget: opts.Budget})
 			}
 		}
 		var mismatch *source.LockMismatchError
+		var over *manifest.BudgetError
 		switch {
 		case err == nil:
 			named = append(named, manifest.Named{Name: s.Name, Collection: c})
 		case errors.As(err, &mismatch):
 			// A cached manifest its lock does not pin is refused, never
 			// quietly replaced by the snapshot's copy.
+			return nil, err
+		case errors.As(err, &over):
+			// The run's limit, not a fault of one source: never a
+			// warning that leaves the source out.
 			return nil, err
 		case s.Optional && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, manifest.ErrNoManifests)):
 		case s.Optional:
@@ -191,6 +203,9 @@ type Run struct {
 	// merged blames errors about options found after the configuration
 	// is built (an installed CUDA) on the layer that set them.
 	merged config.Merged
+	// budget counts every manifest byte the run reads, the configuration's
+	// own products' too.
+	budget *manifest.Budget
 }
 
 // Evaluate loads the manifests and the configuration, starts the plugins
@@ -207,8 +222,8 @@ func Evaluate(ctx context.Context, in Inputs) (*Run, error) {
 
 // evaluate is Evaluate of inputs with their defaults applied.
 func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
-	r := &Run{Warnings: &warning.List{}, in: in}
-	var opts manifest.LoadOptions
+	r := &Run{Warnings: &warning.List{}, in: in, budget: manifest.NewBudget(in.MaxManifestBytes, in.MaxManifestBytesName)}
+	opts := manifest.LoadOptions{Budget: r.budget}
 	if in.Lock != "" {
 		if _, err := os.Stat(in.Lock); err != nil {
 			return nil, fmt.Errorf("reading lock file: %w", err)
@@ -245,7 +260,7 @@ func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	}
 	r.Products, r.Toolkit = products.List, products.Toolkit
 	if r.File != nil && len(r.File.Products()) > 0 {
-		if coll, r.Products, err = addUserProducts(ctx, coll, r.Products, r.File.Products()); err != nil {
+		if coll, r.Products, err = addUserProducts(ctx, coll, r.Products, r.File.Products(), r.budget); err != nil {
 			return nil, err
 		}
 	}
@@ -439,13 +454,13 @@ func (r *Run) inSomeRelease(name string) bool {
 
 // addUserProducts reads the manifests of the products the configuration
 // declares and adds them to the collection and the product list.
-func addUserProducts(ctx context.Context, coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
+func addUserProducts(ctx context.Context, coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct, budget *manifest.Budget) (*manifest.Collection, []pkgset.Product, error) {
 	var all []*manifest.Manifest
 	for _, up := range ups {
 		if len(coll.Releases(up.Name)) > 0 || slices.ContainsFunc(products, func(p pkgset.Product) bool { return p.Name == up.Name }) {
 			return nil, nil, fmt.Errorf("%s: product(%q): there already is a product %s", up.Pos, up.Name, up.Name)
 		}
-		ms, err := manifest.LoadProductContext(ctx, up.Dir, up.Name)
+		ms, err := manifest.LoadProductContext(ctx, up.Dir, up.Name, budget)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: product(%q): %w", up.Pos, up.Name, err)
 		}
