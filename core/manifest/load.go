@@ -215,14 +215,9 @@ func LoadDir(dir string) (*Collection, error) {
 	return Load(context.Background(), dir, LoadOptions{})
 }
 
-// LoadFS is LoadDir over a file system laid out the same way (an embedded
+// LoadFS is Load over a file system laid out the same way (an embedded
 // copy); name stands for its root in file names and messages.
-func LoadFS(fsys fs.FS, name string) (*Collection, error) {
-	return LoadFSContext(context.Background(), fsys, name, LoadOptions{})
-}
-
-// LoadFSContext is LoadFS with a context and options.
-func LoadFSContext(ctx context.Context, fsys fs.FS, name string, opts LoadOptions) (*Collection, error) {
+func LoadFS(ctx context.Context, fsys fs.FS, name string, opts LoadOptions) (*Collection, error) {
 	return load(ctx, tree{root: name, fsys: fsys}, opts)
 }
 

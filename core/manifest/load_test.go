@@ -88,7 +88,7 @@ func TestBudget(t *testing.T) {
 		t.Errorf("user product: error = %v, want a *BudgetError", err)
 	}
 	// The embedded copy counts too; without a budget nothing is counted.
-	if _, err := LoadFSContext(context.Background(), os.DirFS(dir("e")), "<snapshot>", LoadOptions{Budget: NewBudget(n-1, "")}); !errors.As(err, &be) || strings.Contains(err.Error(), "raise it") {
+	if _, err := LoadFS(context.Background(), os.DirFS(dir("e")), "<snapshot>", LoadOptions{Budget: NewBudget(n-1, "")}); !errors.As(err, &be) || strings.Contains(err.Error(), "raise it") {
 		t.Errorf("embedded: error = %v, want a *BudgetError naming no way to raise it", err)
 	}
 	if _, err := Load(context.Background(), dir("a", "b", "c"), LoadOptions{}); err != nil {

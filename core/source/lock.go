@@ -402,6 +402,37 @@ func (l *Lock) Check(file, key string, data []byte) error {
 	return nil
 }
 
+// OverrideError is a manifest of one source (the download cache) that
+// would replace another source's copy of the same release (the snapshot
+// built into cudapkgs), whose own lock pins other bytes, while no lock of
+// the run pins the manifest: a tampered cache must not win unseen.
+type OverrideError struct {
+	File, Key string
+	Actual    LockEntry
+	// Source is the source whose copy would be replaced ("snapshot"), and
+	// PinnedBy its lock.
+	Source, PinnedBy string
+	Expected         LockEntry
+	// Locks are the run's lock files (none pins Key); "" when there is
+	// none.
+	Locks []string
+}
+
+func (e *OverrideError) Error() string {
+	return e.Message("a fetch of that release into the workspace's lock")
+}
+
+// Message is the error's text with the way to pin the manifest said as the
+// caller's users take it ("`cudapkgs manifests fetch --release cuda=12.4.1`").
+func (e *OverrideError) Message(pin string) string {
+	locks := "there is no lock file"
+	if len(e.Locks) > 0 {
+		locks = "no lock of this run pins it (" + strings.Join(e.Locks, ", ") + ")"
+	}
+	return fmt.Sprintf("%s: sha256 %s (%d bytes) would replace the %s's copy of %s, which %s pins to sha256 %s (%d bytes), and %s: refused (a manifest replaces the %s's copy only when a lock pins it; delete the file to use the %s's copy, or pin these bytes with %s)",
+		e.File, e.Actual.SHA256, e.Actual.Size, e.Source, e.Key, e.PinnedBy, e.Expected.SHA256, e.Expected.Size, locks, e.Source, e.Source, pin)
+}
+
 // MergeError is an entry that another writer of the lock file gave other
 // bytes while this one was fetching.
 type MergeError struct {
