@@ -94,7 +94,7 @@ func TestLockCheckedOnUse(t *testing.T) {
 		t.Errorf("forged cache without a workspace lock: exit %d, want 1\n%s", code, stderr)
 	}
 	wantOutput(t, "stderr", stderr, cached+": sha256 "+bad.SHA256+" ("+strconv.FormatInt(bad.Size, 10)+" bytes) would replace the snapshot's copy of cuda/redistrib_12.4.1.json, which the snapshot's manifests.lock pins to sha256 "+locked.SHA256,
-		"and there is no lock file: refused", "delete the file to use the snapshot's copy, or pin these bytes with `cudapkgs manifests fetch --release cuda=12.4.1` in the workspace")
+		"and there is no lock file: refused", "delete the file to use the snapshot's copy, or download the release again and pin what arrives with `cudapkgs manifests fetch --release cuda=12.4.1` in the workspace")
 	wsLock := filepath.Join(ws, source.LockFileName)
 	writeLock(wsLock)
 	code, _, stderr = runCLI(t, args("--workspace", ws)...)
@@ -126,16 +126,23 @@ func TestLockCheckedOnUse(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Pinned deliberately in the workspace's lock, the cached bytes are
-	// used.
+	// The way out the message gives: a fetch of the release downloads it
+	// again, since the cached copy differs from the snapshot's, and pins
+	// what arrives; the edited bytes are never locked as they are.
 	if err := os.Remove(wsLock); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runCLI(t, "manifests", "fetch", "--release", "cuda=12.4.1", "--lock", wsLock, "--workspace", ws)
+	srv := newManifestServer(t)
+	srv.serve(t, "nv", "cuda", "12.4.1", data)
+	code, fetched, stderr := runCLI(t, "manifests", "fetch", "--base", srv.url("nv"), "--release", "cuda=12.4.1", "--lock", wsLock, "--workspace", ws)
 	if code != 0 {
-		t.Fatalf("pinning the cached copy: exit %d\n%s", code, stderr)
+		t.Fatalf("fetching the release again: exit %d\n%s", code, stderr)
+	}
+	wantOutput(t, "stdout", fetched, "(1 fetched, 0 cached)")
+	if got, err := source.ReadLock(wsLock); err != nil || got.Manifests["cuda/redistrib_12.4.1.json"] != locked {
+		t.Errorf("the workspace's lock pins %v (%v), want the served bytes %v", got.Manifests, err, locked)
 	}
 	if code, _, stderr = runCLI(t, args("--workspace", ws)...); code != 0 {
-		t.Errorf("cached copy pinned by the workspace's lock: exit %d\n%s", code, stderr)
+		t.Errorf("after the fetch: exit %d\n%s", code, stderr)
 	}
 }

@@ -177,7 +177,7 @@ func render(err error) string {
 	if errors.As(err, &override) {
 		pin := "`cudapkgs manifests fetch` of that release in the workspace"
 		if product, release, err := source.SplitKey(override.Key); err == nil {
-			pin = "`cudapkgs manifests fetch --release " + product + "=" + release + "` in the workspace (it locks the cached bytes in its cudapkgs.lock)"
+			pin = "`cudapkgs manifests fetch --release " + product + "=" + release + "` in the workspace"
 		}
 		msg = strings.Replace(msg, override.Error(), override.Message(pin), 1)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/pyindex"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 func (a *app) manifestsCmd() *cobra.Command {
@@ -182,6 +183,13 @@ func (f *fetchFlags) options(products []pkgset.Product) (source.Options, error) 
 		Attempts: f.retries + 1,
 		Releases: map[string][]string{},
 	}
+	// A cached release the lock does not list is locked as it is only when
+	// it has the snapshot's bytes; an edited one is downloaded again.
+	known, err := snapshot.Lock()
+	if err != nil {
+		return o, fmt.Errorf("the snapshot built into cudapkgs: %w", err)
+	}
+	o.Known = known
 	if f.timeout <= 0 {
 		return o, usagef("--timeout %v: expected a positive duration such as 30s", f.timeout)
 	}

@@ -422,14 +422,16 @@ func (e *OverrideError) Error() string {
 	return e.Message("a fetch of that release into the workspace's lock")
 }
 
-// Message is the error's text with the way to pin the manifest said as the
-// caller's users take it ("`cudapkgs manifests fetch --release cuda=12.4.1`").
+// Message is the error's text with the way to fetch and pin the release
+// said as the caller's users take it ("`cudapkgs manifests fetch --release
+// cuda=12.4.1`", which downloads a cached copy that differs from the
+// snapshot's again: Options.Known).
 func (e *OverrideError) Message(pin string) string {
 	locks := "there is no lock file"
 	if len(e.Locks) > 0 {
 		locks = "no lock of this run pins it (" + strings.Join(e.Locks, ", ") + ")"
 	}
-	return fmt.Sprintf("%s: sha256 %s (%d bytes) would replace the %s's copy of %s, which %s pins to sha256 %s (%d bytes), and %s: refused (a manifest replaces the %s's copy only when a lock pins it; delete the file to use the %s's copy, or pin these bytes with %s)",
+	return fmt.Sprintf("%s: sha256 %s (%d bytes) would replace the %s's copy of %s, which %s pins to sha256 %s (%d bytes), and %s: refused (a manifest replaces the %s's copy only when a lock pins it; delete the file to use the %s's copy, or download the release again and pin what arrives with %s)",
 		e.File, e.Actual.SHA256, e.Actual.Size, e.Source, e.Key, e.PinnedBy, e.Expected.SHA256, e.Expected.Size, locks, e.Source, e.Source, pin)
 }
 
