@@ -49,12 +49,27 @@ func (in Inputs) WithDefaults() (Inputs, error) {
 		}
 	}
 	if in.Lock == "" {
-		lock := filepath.Join(in.Workspace, source.LockFileName)
-		if in.Manifests != "" {
-			lock = filepath.Join(in.Manifests, source.LockFileName)
+		// A --manifests folder is checked against its own lock and the
+		// workspace's, each when there is one: pointing it at the download
+		// cache must not step around the workspace's pins (issue 24).
+		ws := filepath.Join(in.Workspace, source.LockFileName)
+		if _, err := os.Stat(ws); err != nil {
+			ws = ""
 		}
-		if _, err := os.Stat(lock); err == nil {
-			in.Lock = lock
+		own := ""
+		if in.Manifests != "" {
+			own = filepath.Join(in.Manifests, source.LockFileName)
+			if _, err := os.Stat(own); err != nil {
+				own = ""
+			}
+		}
+		switch {
+		case own != "" && ws != "" && !sameFile(own, ws):
+			in.Lock, in.WorkspaceLock = own, ws
+		case own != "":
+			in.Lock = own
+		default:
+			in.Lock = ws
 		}
 	}
 	if in.Builtins == nil {
@@ -100,7 +115,22 @@ func DefaultSources() ([]ManifestSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the snapshot built into cudapkgs: %w", err)
 	}
-	return append(srcs, ManifestSource{Name: SourceSnapshot, FS: snapshot.FS, Digest: info.ArchiveSHA256}), nil
+	pins, err := snapshot.Lock()
+	if err != nil {
+		return nil, fmt.Errorf("the snapshot built into cudapkgs: %w", err)
+	}
+	// The snapshot's lock guards its releases against a cached copy that
+	// no lock of the run pins (ManifestSource.Pins).
+	pins.Path = "the snapshot's " + snapshot.LockFile
+	return append(srcs, ManifestSource{Name: SourceSnapshot, FS: snapshot.FS, Digest: info.ArchiveSHA256, Pins: pins}), nil
+}
+
+// sameFile reports whether a and b are one file (the workspace is the
+// --manifests folder).
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // cacheDir is the download cache when it exists.

@@ -34,8 +34,8 @@ func (in Inputs) stampInputs() (stamp.Inputs, error) {
 		stamp.Input{Kind: stamp.Value, Name: "root", Value: in.Workspace},
 		stamp.Input{Kind: stamp.Value, Name: "config", Value: in.ConfigPath()},
 	)
-	if in.Lock != "" {
-		list = append(list, stamp.Input{Kind: stamp.File, Name: in.Lock})
+	for _, l := range in.lockFiles() {
+		list = append(list, stamp.Input{Kind: stamp.File, Name: l})
 	}
 	if in.Manifests != "" || len(in.Sources) == 0 {
 		list = append(list, stamp.Input{Kind: stamp.Value, Name: "manifests", Value: in.Manifests})

@@ -41,6 +41,12 @@ type Inputs struct {
 	// they are read: a manifest it lists must have its sha256 and size, or
 	// the run is refused (source.LockMismatchError). It must exist.
 	Lock string
+	// WorkspaceLock, when not "" and not Lock, is a second lock file the
+	// manifests are checked against the same way: WithDefaults sets it to
+	// the workspace's cudapkgs.lock when a Manifests folder has a lock of
+	// its own, so that pointing Manifests at a folder (the download cache)
+	// does not step around the workspace's pins. It must exist.
+	WorkspaceLock string
 	// Workspace is the root that load() labels resolve against.
 	Workspace string
 	// ConfigFile is the Starlark configuration; "" means cudapkgs.star at
@@ -69,6 +75,13 @@ type Inputs struct {
 	// StarlarkMemoryName is how the caller's users set StarlarkMemory
 	// (--starlark-memory), named when a run exhausts it; "" names none.
 	StarlarkMemoryName string
+	// MaxManifestBytes bounds the bytes of manifests the run reads, every
+	// source together (manifest.DefaultMaxTotal when zero): each manifest
+	// is at most 64 MiB, but many of them could still fill the memory.
+	MaxManifestBytes int64
+	// MaxManifestBytesName is how the caller's users set MaxManifestBytes
+	// (--max-manifest-bytes), named when a run reaches it; "" names none.
+	MaxManifestBytesName string
 	// Warn, when set, is told each distinct warning once, as it is found.
 	Warn func(string)
 }
@@ -86,33 +99,56 @@ type ManifestSource struct {
 	// Optional: a folder that is missing or holds no manifest adds
 	// nothing, and one that cannot be read is a warning.
 	Optional bool
+	// Pins, when set, is the lock of this source's own manifests (the
+	// snapshot's manifests.lock). An earlier source's copy of a release it
+	// pins must have the same bytes, unless a lock of the run pins that
+	// copy (source.OverrideError): an edited cache file does not replace
+	// the snapshot's unseen.
+	Pins *source.Lock
+}
+
+// lockFiles are the lock files the run checks its manifests against.
+func (in Inputs) lockFiles() []string {
+	var out []string
+	for _, p := range []string{in.Lock, in.WorkspaceLock} {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // collection loads the run's manifests: the one folder, or every source
-// merged.
-func (in Inputs) collection(ctx context.Context, opts manifest.LoadOptions, warn func(string)) (*manifest.Collection, error) {
+// merged. locks are the run's lock files, read (opts.Check checks them).
+func (in Inputs) collection(ctx context.Context, opts manifest.LoadOptions, locks []*source.Lock, warn func(string)) (*manifest.Collection, error) {
 	if in.Manifests != "" || len(in.Sources) == 0 {
 		return manifest.Load(ctx, in.Manifests, opts)
 	}
 	var named []manifest.Named
-	for _, s := range in.Sources {
+	for i, s := range in.Sources {
 		var c *manifest.Collection
 		var err error
 		if s.Dir != "" {
-			c, err = manifest.Load(ctx, s.Dir, opts)
+			c, err = manifest.Load(ctx, s.Dir, in.overrideCheck(opts, locks, i))
 		} else {
 			var fsys fs.FS
 			if fsys, err = s.FS(); err == nil {
-				c, err = manifest.LoadFS(fsys, "<"+s.Name+">")
+				c, err = manifest.LoadFS(ctx, fsys, "<"+s.Name+">", manifest.LoadOptions{Budget: opts.Budget})
 			}
 		}
 		var mismatch *source.LockMismatchError
+		var override *source.OverrideError
+		var over *manifest.BudgetError
 		switch {
 		case err == nil:
 			named = append(named, manifest.Named{Name: s.Name, Collection: c})
-		case errors.As(err, &mismatch):
+		case errors.As(err, &mismatch), errors.As(err, &override):
 			// A cached manifest its lock does not pin is refused, never
 			// quietly replaced by the snapshot's copy.
+			return nil, err
+		case errors.As(err, &over):
+			// The run's limit, not a fault of one source: never a
+			// warning that leaves the source out.
 			return nil, err
 		case s.Optional && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, manifest.ErrNoManifests)):
 		case s.Optional:
@@ -125,6 +161,48 @@ func (in Inputs) collection(ctx context.Context, opts manifest.LoadOptions, warn
 		return nil, fmt.Errorf("%w in %s", manifest.ErrNoManifests, sourceNames(in.Sources))
 	}
 	return manifest.Merge(named...)
+}
+
+// overrideCheck is opts for the sources[i]: beyond the run's locks, a
+// manifest that no lock of the run pins must have the bytes that a later
+// source's Pins give its release, if any: it would replace that source's
+// copy in the merge (issue 24: a tampered cached release won over the
+// snapshot's unseen).
+func (in Inputs) overrideCheck(opts manifest.LoadOptions, locks []*source.Lock, i int) manifest.LoadOptions {
+	var later []ManifestSource
+	for _, s := range in.Sources[i+1:] {
+		if s.Pins != nil {
+			later = append(later, s)
+		}
+	}
+	if len(later) == 0 {
+		return opts
+	}
+	var paths []string
+	for _, l := range locks {
+		paths = append(paths, l.Path)
+	}
+	check := opts.Check
+	opts.Check = func(file, key string, data []byte) error {
+		if check != nil {
+			if err := check(file, key, data); err != nil {
+				return err
+			}
+		}
+		for _, l := range locks {
+			if _, ok := l.Manifests[key]; ok {
+				return nil // pinned, and checked above
+			}
+		}
+		got := source.EntryFor(data)
+		for _, s := range later {
+			if want, ok := s.Pins.Manifests[key]; ok && want != got {
+				return &source.OverrideError{File: file, Key: key, Actual: got, Source: s.Name, PinnedBy: s.Pins.Path, Expected: want, Locks: paths}
+			}
+		}
+		return nil
+	}
+	return opts
 }
 
 func sourceNames(srcs []ManifestSource) string {
@@ -191,6 +269,9 @@ type Run struct {
 	// merged blames errors about options found after the configuration
 	// is built (an installed CUDA) on the layer that set them.
 	merged config.Merged
+	// budget counts every manifest byte the run reads, the configuration's
+	// own products' too.
+	budget *manifest.Budget
 }
 
 // Evaluate loads the manifests and the configuration, starts the plugins
@@ -207,19 +288,30 @@ func Evaluate(ctx context.Context, in Inputs) (*Run, error) {
 
 // evaluate is Evaluate of inputs with their defaults applied.
 func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
-	r := &Run{Warnings: &warning.List{}, in: in}
-	var opts manifest.LoadOptions
-	if in.Lock != "" {
-		if _, err := os.Stat(in.Lock); err != nil {
+	r := &Run{Warnings: &warning.List{}, in: in, budget: manifest.NewBudget(in.MaxManifestBytes, in.MaxManifestBytesName)}
+	opts := manifest.LoadOptions{Budget: r.budget}
+	var locks []*source.Lock
+	for _, path := range in.lockFiles() {
+		if _, err := os.Stat(path); err != nil {
 			return nil, fmt.Errorf("reading lock file: %w", err)
 		}
-		lock, err := source.ReadLockContext(ctx, in.Lock)
+		lock, err := source.ReadLockContext(ctx, path)
 		if err != nil {
 			return nil, err
 		}
-		opts.Check = lock.Check
+		locks = append(locks, lock)
 	}
-	coll, err := in.collection(ctx, opts, r.warn)
+	if len(locks) > 0 {
+		opts.Check = func(file, key string, data []byte) error {
+			for _, l := range locks {
+				if err := l.Check(file, key, data); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	coll, err := in.collection(ctx, opts, locks, r.warn)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +337,7 @@ func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 	}
 	r.Products, r.Toolkit = products.List, products.Toolkit
 	if r.File != nil && len(r.File.Products()) > 0 {
-		if coll, r.Products, err = addUserProducts(ctx, coll, r.Products, r.File.Products()); err != nil {
+		if coll, r.Products, err = addUserProducts(ctx, coll, r.Products, r.File.Products(), r.budget); err != nil {
 			return nil, err
 		}
 	}
@@ -439,13 +531,13 @@ func (r *Run) inSomeRelease(name string) bool {
 
 // addUserProducts reads the manifests of the products the configuration
 // declares and adds them to the collection and the product list.
-func addUserProducts(ctx context.Context, coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct) (*manifest.Collection, []pkgset.Product, error) {
+func addUserProducts(ctx context.Context, coll *manifest.Collection, products []pkgset.Product, ups []starlark.UserProduct, budget *manifest.Budget) (*manifest.Collection, []pkgset.Product, error) {
 	var all []*manifest.Manifest
 	for _, up := range ups {
 		if len(coll.Releases(up.Name)) > 0 || slices.ContainsFunc(products, func(p pkgset.Product) bool { return p.Name == up.Name }) {
 			return nil, nil, fmt.Errorf("%s: product(%q): there already is a product %s", up.Pos, up.Name, up.Name)
 		}
-		ms, err := manifest.LoadProductContext(ctx, up.Dir, up.Name)
+		ms, err := manifest.LoadProductContext(ctx, up.Dir, up.Name, budget)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: product(%q): %w", up.Pos, up.Name, err)
 		}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"maps"
 	"os"
@@ -64,7 +65,7 @@ func TestEmbeddedLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := manifest.LoadFS(fsys, "<snapshot>")
+	c, err := manifest.LoadFS(context.Background(), fsys, "<snapshot>", manifest.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func BenchmarkOpen(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := manifest.LoadFS(fsys, "<snapshot>"); err != nil {
+		if _, err := manifest.LoadFS(context.Background(), fsys, "<snapshot>", manifest.LoadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -37,6 +37,7 @@ type configFlags struct {
 	allowKeys     []string
 	lock          string
 	memory        string
+	manifestBytes string
 }
 
 func addConfigFlags(cmd *cobra.Command) *configFlags {
@@ -61,7 +62,8 @@ func addConfigFlags(cmd *cobra.Command) *configFlags {
 	}
 	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of each plugin's start and of every plugin call")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file (default: cudapkgs.star at the workspace root, when there is one); flags win over it")
-	fl.StringVar(&f.lock, "lock", "", "lock file the manifests are checked against: a manifest it lists must have its sha256 (default: cudapkgs.lock inside --manifests when there is one; for the download cache, cudapkgs.lock at the workspace root when there is one)")
+	fl.StringVar(&f.lock, "lock", "", "lock file the manifests are checked against: a manifest it lists must have its sha256 (default: cudapkgs.lock at the workspace root when there is one, and with --manifests also cudapkgs.lock inside that folder when there is one; without --manifests, cached releases the snapshot also holds must match its lock unless a lock pins them)")
+	fl.StringVar(&f.manifestBytes, "max-manifest-bytes", "512MiB", "limit of the bytes of manifests one run reads, every source together (each manifest is also limited to 64 MiB): bytes, or a number with KiB, MiB or GiB")
 	fl.StringVar(&f.memory, "starlark-memory", "1GiB", "memory budget of each Starlark evaluation (the configuration, the overrides, a query, a script): bytes, or a number with KiB, MiB or GiB")
 	fl.BoolVar(&f.strict, "strict", false, "treat every warning (a manifest shape this cudapkgs does not know, a refused manifest, an unknown product folder, facts past its tables) as an error")
 	fl.StringSliceVar(&f.allowKeys, "allow-platform-key", nil, "manifest platform key this cudapkgs does not know that is expected (linux-riscv64): its archives are still ignored, but it is no warning, so --strict fails only on other unknown keys (repeatable, or comma-separated)")
@@ -158,7 +160,12 @@ func (f *configFlags) inputs(a *app) (cudapkgs.Inputs, error) {
 	if err != nil {
 		return cudapkgs.Inputs{}, usagef("--starlark-memory %q: %v", f.memory, err)
 	}
+	maxBytes, err := parseByteSize(f.manifestBytes)
+	if err != nil {
+		return cudapkgs.Inputs{}, usagef("--max-manifest-bytes %q: %v", f.manifestBytes, err)
+	}
 	in := cudapkgs.Inputs{Manifests: f.manifests, Lock: f.lock, StarlarkMemory: mem, StarlarkMemoryName: "--starlark-memory", Workspace: f.workspace, ConfigFile: f.config, Layers: []config.Layer{f},
+		MaxManifestBytes: maxBytes, MaxManifestBytesName: "--max-manifest-bytes",
 		PluginTimeout: f.pluginTimeout, Strict: f.strict, AllowPlatformKeys: f.allowKeys}
 	if a != nil {
 		in.Warn = func(msg string) { fmt.Fprintf(a.stderr, "warning: %s\n", escapeText(msg, true)) }

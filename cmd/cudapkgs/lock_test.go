@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -86,13 +87,62 @@ func TestLockCheckedOnUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	cached := setup(cache, forged)
-	if code, _, stderr = runCLI(t, args("--workspace", ws)...); code != 0 {
-		t.Fatalf("cache without a workspace lock: exit %d\n%s", code, stderr)
+	// Issue 24: with no lock pinning it, the forged cache file replaced the
+	// snapshot's copy unseen. The snapshot's own lock now guards it.
+	code, _, stderr = runCLI(t, args("--workspace", ws)...)
+	if code != 1 {
+		t.Errorf("forged cache without a workspace lock: exit %d, want 1\n%s", code, stderr)
 	}
-	writeLock(filepath.Join(ws, source.LockFileName))
+	wantOutput(t, "stderr", stderr, cached+": sha256 "+bad.SHA256+" ("+strconv.FormatInt(bad.Size, 10)+" bytes) would replace the snapshot's copy of cuda/redistrib_12.4.1.json, which the snapshot's manifests.lock pins to sha256 "+locked.SHA256,
+		"and there is no lock file: refused", "delete the file to use the snapshot's copy, or download the release again and pin what arrives with `cudapkgs manifests fetch --release cuda=12.4.1` in the workspace")
+	wsLock := filepath.Join(ws, source.LockFileName)
+	writeLock(wsLock)
 	code, _, stderr = runCLI(t, args("--workspace", ws)...)
 	if code != 1 {
 		t.Errorf("forged cache: exit %d, want 1", code)
 	}
-	wantOutput(t, "stderr", stderr, cached+": sha256 "+bad.SHA256, "does not match "+filepath.Join(ws, source.LockFileName))
+	wantOutput(t, "stderr", stderr, cached+": sha256 "+bad.SHA256, "does not match "+wsLock)
+
+	// --manifests pointed at the cache is checked against the workspace's
+	// lock too (issue 24: it stepped around it), with or without a lock of
+	// its own.
+	code, _, stderr = runCLI(t, args("--workspace", ws, "--manifests", cache)...)
+	if code != 1 {
+		t.Errorf("--manifests <cache>: exit %d, want 1\n%s", code, stderr)
+	}
+	wantOutput(t, "stderr", stderr, cached+": sha256 "+bad.SHA256, "does not match "+wsLock)
+	ownLock := filepath.Join(cache, source.LockFileName)
+	l := source.NewLock(ownLock)
+	l.Manifests["cuda/redistrib_12.4.1.json"] = bad
+	if err := l.Write(); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, args("--workspace", ws, "--manifests", cache)...)
+	if code != 1 {
+		t.Errorf("--manifests <cache> with its own lock: exit %d, want 1\n%s", code, stderr)
+	}
+	wantOutput(t, "stderr", stderr, cached+": sha256 "+bad.SHA256, "does not match "+wsLock)
+	if err := os.Remove(ownLock); err != nil {
+		t.Fatal(err)
+	}
+
+	// The way out the message gives: a fetch of the release downloads it
+	// again, since the cached copy differs from the snapshot's, and pins
+	// what arrives; the edited bytes are never locked as they are.
+	if err := os.Remove(wsLock); err != nil {
+		t.Fatal(err)
+	}
+	srv := newManifestServer(t)
+	srv.serve(t, "nv", "cuda", "12.4.1", data)
+	code, fetched, stderr := runCLI(t, "manifests", "fetch", "--base", srv.url("nv"), "--release", "cuda=12.4.1", "--lock", wsLock, "--workspace", ws)
+	if code != 0 {
+		t.Fatalf("fetching the release again: exit %d\n%s", code, stderr)
+	}
+	wantOutput(t, "stdout", fetched, "(1 fetched, 0 cached)")
+	if got, err := source.ReadLock(wsLock); err != nil || got.Manifests["cuda/redistrib_12.4.1.json"] != locked {
+		t.Errorf("the workspace's lock pins %v (%v), want the served bytes %v", got.Manifests, err, locked)
+	}
+	if code, _, stderr = runCLI(t, args("--workspace", ws)...); code != 0 {
+		t.Errorf("after the fetch: exit %d\n%s", code, stderr)
+	}
 }

@@ -187,6 +187,14 @@ func render(err error) string {
 	if errors.As(err, &mismatch) {
 		msg = strings.Replace(msg, mismatch.Error(), mismatch.Message("`cudapkgs manifests fetch --update-lock`"), 1)
 	}
+	var override *source.OverrideError
+	if errors.As(err, &override) {
+		pin := "`cudapkgs manifests fetch` of that release in the workspace"
+		if product, release, err := source.SplitKey(override.Key); err == nil {
+			pin = "`cudapkgs manifests fetch --release " + product + "=" + release + "` in the workspace"
+		}
+		msg = strings.Replace(msg, override.Error(), override.Message(pin), 1)
+	}
 	var merge *source.MergeError
 	if errors.As(err, &merge) {
 		msg = strings.Replace(msg, merge.Error(), merge.Message("with --update-lock"), 1)

@@ -19,6 +19,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/pyindex"
 	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/core/version"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 func (a *app) manifestsCmd() *cobra.Command {
@@ -105,7 +106,7 @@ func (f *fetchFlags) bind(fl *pflag.FlagSet) {
 	fl.StringVar(&f.cache, "cache", "", "cache folder (default: <user cache>/cudapkgs/manifests)")
 	fl.StringVar(&f.lock, "lock", source.LockFileName, "lock file pinning each manifest's sha256")
 	fl.BoolVar(&f.updateLock, "update-lock", false, "accept downloads that differ from the lock file and replace their entries")
-	fl.DurationVar(&f.timeout, "timeout", source.DefaultTimeout, "limit for one try of one URL (a try also ends after 30s without data)")
+	fl.DurationVar(&f.timeout, "timeout", source.DefaultTimeout, "limit for one try of one URL, its download and the parse of what arrived (a try also ends after 30s without data)")
 	fl.IntVar(&f.retries, "retries", source.DefaultAttempts-1, "retries per URL after the first try")
 	fl.StringVar(&f.config, "config", "", "Starlark configuration file whose plugin() declarations add products and their layouts, as in a run (default: cudapkgs.star at the workspace root, when there is one)")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace root for the default configuration (default: the nearest folder up from here with MODULE.bazel, WORKSPACE, WORKSPACE.bazel or cudapkgs.star, else here)")
@@ -182,6 +183,13 @@ func (f *fetchFlags) options(products []pkgset.Product) (source.Options, error) 
 		Attempts: f.retries + 1,
 		Releases: map[string][]string{},
 	}
+	// A cached release the lock does not list is locked as it is only when
+	// it has the snapshot's bytes; an edited one is downloaded again.
+	known, err := snapshot.Lock()
+	if err != nil {
+		return o, fmt.Errorf("the snapshot built into cudapkgs: %w", err)
+	}
+	o.Known = known
 	if f.timeout <= 0 {
 		return o, usagef("--timeout %v: expected a positive duration such as 30s", f.timeout)
 	}

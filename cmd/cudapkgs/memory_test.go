@@ -52,3 +52,22 @@ func TestParseByteSize(t *testing.T) {
 		}
 	}
 }
+
+// The bytes of manifests one run reads are bounded, every source together
+// (issue 24: 40 manifests of under 64 MiB each took 4.35 GB): under a
+// 1 MiB limit the snapshot's 1.8 MB are refused, naming the limit and the
+// flag that raises it.
+func TestMaxManifestBytes(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // no download cache: the snapshot alone
+	ws := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--workspace", ws, "--max-manifest-bytes", "1MiB")
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s", code, stderr)
+	}
+	wantOutput(t, "stderr", stderr, "<snapshot>/", "over the 1 MiB limit for all manifests together: refused (raise it with --max-manifest-bytes)")
+	code, _, stderr = runCLI(t, "eval", "--workspace", ws, "--max-manifest-bytes", "lots")
+	if code != 2 {
+		t.Errorf("bad --max-manifest-bytes: exit %d\n%s", code, stderr)
+	}
+	wantOutput(t, "stderr", stderr, `--max-manifest-bytes "lots": expected a positive size`)
+}

@@ -145,6 +145,7 @@ func TestRenderNamesFlags(t *testing.T) {
 		{&workspace.ConflictError{File: "MODULE.bazel", Line: 2, What: "x()", Want: "y()"}, "MODULE.bazel:2: x() is already there, and it is not y(): change or remove it, or run again with --out and --name matching it; the file was not changed"},
 		{fmt.Errorf("reading: %w", &source.LockMismatchError{File: "f.json", Key: "p/f.json", LockFile: "cudapkgs.lock"}), "fetch it again, or accept the new bytes with `cudapkgs manifests fetch --update-lock`)"},
 		{&source.MergeError{LockFile: "cudapkgs.lock", Key: "p/f.json"}, "run again, or with --update-lock to replace it"},
+		{fmt.Errorf("reading: %w", &source.OverrideError{File: "f.json", Key: "cuda/redistrib_12.4.1.json", Source: "snapshot"}), "or download the release again and pin what arrives with `cudapkgs manifests fetch --release cuda=12.4.1` in the workspace"},
 	} {
 		if strings.Contains(tc.err.Error(), "--") {
 			t.Errorf("the library names a flag: %s", tc.err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudapkgs/cudapkgs/core/source"
 	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
@@ -128,9 +129,17 @@ func TestEvalShowsSources(t *testing.T) {
 	cache := filepath.Join(home, ".cache", "cudapkgs", "manifests")
 	// A cached 12.4.1 (its date changed, so it differs from the snapshot's)
 	// and a release the snapshot lacks.
+	// The changed 12.4.1 is pinned in the workspace's lock: unpinned, it
+	// would not replace the snapshot's copy (source.OverrideError).
 	orig := snapshotManifest(t, "cuda/redistrib_12.4.1.json")
-	writeManifest(t, filepath.Join(cache, "cuda", "redistrib_12.4.1.json"), bytes.Replace(orig, []byte(`"release_date": "`), []byte(`"release_date": "1`), 1))
+	changed := bytes.Replace(orig, []byte(`"release_date": "`), []byte(`"release_date": "1`), 1)
+	writeManifest(t, filepath.Join(cache, "cuda", "redistrib_12.4.1.json"), changed)
 	writeManifest(t, filepath.Join(cache, "cuda", "redistrib_12.4.9.json"), bytes.ReplaceAll(orig, []byte(`"12.4.1"`), []byte(`"12.4.9"`)))
+	lock := source.NewLock(source.LockFileName) // at the workspace root, the working folder
+	lock.Manifests["cuda/redistrib_12.4.1.json"] = source.EntryFor(changed)
+	if err := lock.Write(); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := runAt(t, time.Time{}, "eval", "--cuda", "12.4")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -160,7 +169,11 @@ func TestEvalShowsSources(t *testing.T) {
 		srcs[1].Name != "snapshot" || srcs[1].Date != info.Date || srcs[1].Served != info.Manifests-1 {
 		t.Errorf("sources %+v", srcs)
 	}
-	// With --manifests, that folder alone.
+	// With --manifests, that folder alone (the workspace's lock, which
+	// pins the changed 12.4.1, would refuse the folder's).
+	if err := os.Remove(source.LockFileName); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(home, "own")
 	writeManifest(t, filepath.Join(dir, "cuda", "redistrib_12.4.1.json"), orig)
 	code, stdout, stderr = runAt(t, time.Time{}, "eval", "--manifests", dir)

@@ -319,6 +319,12 @@ func (in *Install) readComponents(s Source) error {
 				if json.Unmarshal(doc[k], &entry) != nil || entry.Version == nil {
 					continue // not a component entry
 				}
+				// The key becomes a component matched against manifest
+				// package names: "" or "a b" would be a component no
+				// manifest can name.
+				if err := manifest.CheckPackageName(k); err != nil {
+					return fmt.Errorf("%s: key %q holds a version but is not a component name: %w", file, k, err)
+				}
 				v, err := version.Parse(*entry.Version)
 				if err != nil {
 					return fmt.Errorf("%s: key %q: %w", file, k+".version", err)
@@ -338,6 +344,9 @@ func (in *Install) readComponents(s Source) error {
 			comp, _, v, err := parseArchiveName(name)
 			if err != nil {
 				return fmt.Errorf("%s: %w", in.abs(rel), err)
+			}
+			if err := manifest.CheckPackageName(comp); err != nil {
+				return fmt.Errorf("%s: %q is not a component name: %w", in.abs(rel), comp, err)
 			}
 			if prev, ok := in.archives[comp]; ok {
 				return fmt.Errorf("CUDA install %s: %s and %s are both %s: expected one archive per component", in.Root, prev, name, comp)

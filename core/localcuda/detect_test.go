@@ -360,6 +360,18 @@ func TestDetectErrors(t *testing.T) {
 			want:  []string{"version.json", `"cuda.version"`, "12.x"},
 		},
 		{
+			// Found by FuzzDetect (issue 24): the key "" became a
+			// component with no name.
+			name:  "version.json component with an empty name",
+			files: cudaHome("x86_64-linux", map[string]string{"version.json": `{"cuda": {"version": "12.4.1"}, "": {"version": "0"}}`}),
+			want:  []string{"version.json", `key ""`, "not a component name", "the name is empty"},
+		},
+		{
+			name:  "version.json component name with a space",
+			files: cudaHome("x86_64-linux", map[string]string{"version.json": `{"cuda": {"version": "12.4.1"}, "cuda nvcc": {"version": "12.4.131"}}`}),
+			want:  []string{"version.json", `key "cuda nvcc"`, "not a component name", "character ' ' is not allowed"},
+		},
+		{
 			name: "cuda-home with two targets and no lib64",
 			files: map[string]string{
 				"targets/x86_64-linux/include/cuda.h": cudaH(12040),

@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 )
 
@@ -28,30 +30,55 @@ var (
 // docPackageName: [A-Za-z0-9][A-Za-z0-9_.-]*, at most 128 bytes.
 func docPackageName(s string) bool { return len(s) <= 128 && docName.MatchString(s) }
 
-// docRelativePath: segments separated by single '/', none empty, none made
-// only of dots, each of letters, digits and combining marks (any script,
-// valid UTF-8) and the
-// ASCII punctuation - . _ + ~ @ = , and nothing else.
+// docRelativePath is the grammar of docs/manifests.md, written from the
+// page: valid UTF-8, at most 4096 bytes; segments separated by single '/',
+// each at most 255 bytes, none empty, none made only of dots; each of ASCII
+// letters and digits, the ASCII punctuation - . _ + ~ @ = , and non-ASCII
+// letters, digits and combining marks that are not default-ignorable (Cf,
+// variation selectors, Other_Default_Ignorable_Code_Point); with a letter or
+// digit, not starting with a mark, unchanged from NFC by NFKC; and a base
+// name that keeps a letter or digit once its archive extension is removed.
 func docRelativePath(p string) bool {
-	if !utf8.ValidString(p) {
+	if !utf8.ValidString(p) || len(p) > 4096 {
 		return false
 	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || strings.Trim(seg, ".") == "" {
+	ignorable := func(r rune) bool {
+		return unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+	}
+	letterOrDigit := func(r rune) bool {
+		if r < utf8.RuneSelf {
+			return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		}
+		return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !ignorable(r)
+	}
+	segs := strings.Split(p, "/")
+	for _, seg := range segs {
+		if seg == "" || len(seg) > 255 || strings.Trim(seg, ".") == "" {
 			return false
 		}
-		for _, r := range seg {
+		if norm.NFKC.String(seg) != norm.NFC.String(seg) {
+			return false
+		}
+		if !strings.ContainsFunc(seg, letterOrDigit) {
+			return false
+		}
+		for i, r := range seg {
 			switch {
-			case r < utf8.RuneSelf:
-				if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._+~@=,", r)) {
-					return false
-				}
-			case !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r):
+			case letterOrDigit(r), r < utf8.RuneSelf && strings.ContainsRune("-._+~@=,", r):
+			case r >= utf8.RuneSelf && unicode.IsMark(r) && !ignorable(r) && i > 0:
+			default:
 				return false
 			}
 		}
 	}
-	return true
+	stem := segs[len(segs)-1]
+	for _, ext := range []string{".tar.xz", ".tar.gz", ".tar.zst", ".tar.bz2", ".tgz", ".zip"} {
+		if s, ok := strings.CutSuffix(stem, ext); ok {
+			stem = s
+			break
+		}
+	}
+	return strings.ContainsFunc(stem, letterOrDigit)
 }
 
 // escapes reports whether a relative path leaves the folder it is joined to.
@@ -269,7 +296,15 @@ func FuzzParse(f *testing.F) {
 func FuzzRelativePath(f *testing.F) {
 	for _, s := range []string{"cuda_cccl/linux-x86_64/cuda_cccl-linux-x86_64-12.4.127-archive.tar.xz",
 		"a/b", ".", "./", "a//b", "%2e%2e/x", "a?b", "a#b", "a\tb", "a\x1bb", `a"b`, "$(id)", "a\xffb", "..",
-		"../x", "a/../b", "/abs", `\x`, "C:x", "http://x/y", "a/.../b", "ä/日本/١٢", "a\u0301b", "a/b/", "a\u202eb"} {
+		"../x", "a/../b", "/abs", `\x`, "C:x", "http://x/y", "a/.../b", "ä/日本/١٢", "a\u0301b", "a/b/", "a\u202eb",
+		// Issue 24: base names whose default strip_prefix is "..", "."
+		// or empty; look-alikes of '/' and '.'; invisible characters;
+		// marks alone; compatibility forms; over-long paths.
+		"a/...tar.xz", "a/..tar.xz", "a/.tar.xz", "a/...zip", "..tar.gz", "a/-.tar.xz",
+		"a\uff0fb", "a\u2024b", "a\u2215b", "a\u2044b", "a\uff0eb",
+		"a\u200bb", "a\u00adb", "a\ufe0fb", "a\U000e0041b", "a\u034fb", "a\u3164b", "\u3164/b", "a\u2060b",
+		"\u0301\u0301/x", "a/\u0301b", "\uff41/b", "a/x\ufb01.tar.xz", "a\u00b2",
+		strings.Repeat("a", 256) + "/b", strings.Repeat("a/", 2049) + "b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -280,7 +315,7 @@ func FuzzRelativePath(f *testing.F) {
 		if hard != nil {
 			return
 		}
-		if err := checkPathGrammar(p); err == nil && !docRelativePath(p) {
+		if err := checkPathGrammar(p); err == nil && checkArchiveName(p) == nil && !docRelativePath(p) {
 			t.Fatalf("checkPathGrammar(%q) accepts a path outside the documented grammar", p)
 		}
 	})

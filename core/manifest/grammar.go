@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxNameLen bounds a package name.
@@ -41,34 +43,161 @@ func isAlnum(c byte) bool {
 // pathPunct is the punctuation a relative_path may hold besides '/'.
 const pathPunct = "-._+~@=,"
 
+// Limits on a relative_path: NAME_MAX and PATH_MAX of Linux, the tightest
+// of the file systems and tools the path reaches (a cache file, a mirror's
+// URL, Bazel's external repository folder). NVIDIA's longest is under 120
+// bytes; a longer path is not a name but a payload (issue 24 had 1 MB).
+const (
+	MaxPathSegment = 255
+	MaxPath        = 4096
+)
+
+// ArchiveExts are the archive extensions whose removal from a
+// relative_path's base name gives the archive's top folder, its default
+// strip_prefix (NVIDIA's archives unpack to <name>/).
+// (A wheel keeps its .whl: its files are at its root, and a product that
+// ships wheels says their strip_prefix.)
+var archiveExts = []string{".tar.xz", ".tar.gz", ".tar.zst", ".tar.bz2", ".tgz", ".zip"}
+
+// TrimArchiveExt removes the first of .tar.xz, .tar.gz, .tar.zst, .tar.bz2,
+// .tgz or .zip that ends name.
+func TrimArchiveExt(name string) string {
+	for _, ext := range archiveExts {
+		if s, ok := strings.CutSuffix(name, ext); ok {
+			return s
+		}
+	}
+	return name
+}
+
 // checkPathGrammar checks what checkRelativePath leaves (escapes refuse the
-// file there): a relative_path is a normalised relative path, segments
-// separated by single '/', none empty and none made only of dots, of letters
-// and digits (any script) and the ASCII punctuation in pathPunct. So no
-// percent escape, '?', '#', space, tab, escape, quote or '$' reaches a URL,
-// a label or a shell.
+// file there). The grammar, with its reasons, is in docs/manifests.md
+// ("Grammars of untrusted text"); in short, a relative_path is:
+//
+//   - valid UTF-8, at most MaxPath bytes, of segments separated by single
+//     '/', each at most MaxPathSegment bytes, none empty, none made only of
+//     dots;
+//   - each segment of ASCII letters and digits, the ASCII punctuation in
+//     pathPunct, and non-ASCII letters, digits and combining marks, with at
+//     least one letter or digit (a base character) and not starting with a
+//     combining mark: a mark alone draws onto its neighbour, the '/';
+//   - without default-ignorable characters (format characters such as
+//     zero-width spaces, soft hyphens, bidirectional controls and tag
+//     characters; variation selectors; Hangul fillers; the combining
+//     grapheme joiner), which print as nothing;
+//   - without compatibility characters (its NFKC and NFC forms agree): a
+//     fullwidth 'ａ', a ligature 'ﬁ' or a superscript '²' look like
+//     another path's letters;
+//
+// checkArchiveName adds a rule for relative_path alone.
+//
+// So no percent escape, '?', '#', space, tab, escape, quote or '$' reaches a
+// URL, a label or a shell, and no look-alike of '/' or '.' (they are
+// punctuation, and only ASCII punctuation is allowed).
 func checkPathGrammar(rel string) error {
 	if !utf8.ValidString(rel) {
-		return fmt.Errorf("relative_path %q is not valid UTF-8", rel)
+		return fmt.Errorf("relative_path %s is not valid UTF-8", quotePath(rel))
+	}
+	if len(rel) > MaxPath {
+		return fmt.Errorf("relative_path %s is %d bytes long, over the %d-byte limit for a path", quotePath(rel), len(rel), MaxPath)
 	}
 	for _, seg := range strings.Split(rel, "/") {
 		if seg == "" {
-			return fmt.Errorf("relative_path %q has an empty segment (a leading, trailing or doubled '/'): expected a normalised path", rel)
+			return fmt.Errorf("relative_path %s has an empty segment (a leading, trailing or doubled '/'): expected a normalised path", quotePath(rel))
+		}
+		if len(seg) > MaxPathSegment {
+			return fmt.Errorf("relative_path %s has a segment of %d bytes, over the %d-byte limit for a file name", quotePath(rel), len(seg), MaxPathSegment)
 		}
 		if strings.Trim(seg, ".") == "" {
-			return fmt.Errorf("relative_path %q has a segment %q made only of dots: expected a normalised path", rel, seg)
+			return fmt.Errorf("relative_path %s has a segment %q made only of dots: expected a normalised path", quotePath(rel), seg)
 		}
-		for _, r := range seg {
-			if r < utf8.RuneSelf && (isAlnum(byte(r)) || strings.ContainsRune(pathPunct, r)) {
+		base := false
+		for i, r := range seg {
+			switch {
+			case r < utf8.RuneSelf && isAlnum(byte(r)):
+				base = true
+				continue
+			case r < utf8.RuneSelf && strings.ContainsRune(pathPunct, r):
+				continue
+			case r >= utf8.RuneSelf && isInvisible(r) && !unicode.Is(unicode.Cf, r):
+				// Cf is neither letter, digit nor mark: the default
+				// case names it a format character.
+				return fmt.Errorf("relative_path %s holds the invisible character %U: expected letters, digits and %s that print", quotePath(rel), r, pathPunct)
+			case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+				base = true
+				continue
+			case r >= utf8.RuneSelf && unicode.IsMark(r):
+				if i == 0 {
+					return fmt.Errorf("relative_path %s has a segment that starts with the combining mark %U: expected a letter or digit for it to mark", quotePath(rel), r)
+				}
 				continue
 			}
-			if r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
-				continue
-			}
-			return fmt.Errorf("relative_path %q holds %s: expected letters, digits and %s", rel, describeRune(r), pathPunct)
+			return fmt.Errorf("relative_path %s holds %s: expected letters, digits and %s", quotePath(rel), describeRune(r), pathPunct)
+		}
+		if !base {
+			return fmt.Errorf("relative_path %s has a segment %q with no letter or digit: expected a name", quotePath(rel), seg)
+		}
+		if !isASCII(seg) && norm.NFKC.String(seg) != norm.NFC.String(seg) {
+			return fmt.Errorf("relative_path %s has a segment %q holding compatibility characters (NFKC: %q): expected the plain letters and digits", quotePath(rel), seg, norm.NFKC.String(seg))
 		}
 	}
 	return nil
+}
+
+// checkArchiveName checks a relative_path's base name, less its archive
+// extension, for a letter or digit: it is the archive's default
+// strip_prefix, which reaches generated files and Bazel, so "...tar.xz"
+// would give "..", "..tar.xz" "." and ".tar.xz" "" (issue 24).
+func checkArchiveName(rel string) error {
+	last := rel[strings.LastIndexByte(rel, '/')+1:]
+	if stem := TrimArchiveExt(last); !hasBase(stem) {
+		return fmt.Errorf("relative_path %s has the base name %q, which gives the archive's top folder (its default strip_prefix) %q: expected a name with a letter or digit before the extension", quotePath(rel), last, stem)
+	}
+	return nil
+}
+
+// isInvisible reports the default-ignorable code points that a segment's
+// other rules let through or that print as nothing: format characters (Cf:
+// zero-width space and joiners, soft hyphen, bidirectional controls, tag
+// characters), variation selectors, and the rest of Unicode's
+// Other_Default_Ignorable_Code_Point (Hangul fillers, which are letters, and
+// the combining grapheme joiner, a mark).
+func isInvisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+}
+
+// hasBase reports whether s holds a letter or digit.
+func hasBase(s string) bool {
+	for _, r := range s {
+		if r < utf8.RuneSelf && isAlnum(byte(r)) || r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) && !isInvisible(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// quotePath quotes a path for a message, cut to its first 96 bytes (at a
+// rune boundary) and its length when longer: a megabyte path is not to be
+// printed whole.
+func quotePath(p string) string {
+	const keep = 96
+	if len(p) <= keep {
+		return strconv.Quote(p)
+	}
+	n := keep
+	for n > 0 && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(p[:n]), len(p))
 }
 
 func describeRune(r rune) string {

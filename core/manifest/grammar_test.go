@@ -40,6 +40,36 @@ func TestRelativePathGrammar(t *testing.T) {
 		{`a\u202eb`, "control or format character U+202E"},
 		{"a\xffb", "is not valid UTF-8"},
 		{`a\ud800b`, "is not valid UTF-8"},
+		// Issue 24: the base name less its extension is the archive's
+		// default strip_prefix, which reached generated.bzl as "..".
+		{"a/...tar.xz", `base name "...tar.xz", which gives the archive's top folder (its default strip_prefix) ".."`},
+		{"a/..tar.xz", `(its default strip_prefix) "."`},
+		{"a/.tar.xz", `(its default strip_prefix) ""`},
+		{"a/...zip", `(its default strip_prefix) ".."`},
+		{"a/-_.tar.gz", `(its default strip_prefix) "-_"`},
+		// Look-alikes of '/' and '.' are punctuation, not ASCII.
+		{"a\uff0fb.tar.xz", `holds '／'`},
+		{"a\u2024b.tar.xz", `holds '․'`},
+		{"a\u2215b.tar.xz", `holds '∕'`},
+		// Invisible characters.
+		{`a\u200bb.tar.xz`, "control or format character U+200B"},
+		{`a\u00adb.tar.xz`, "control or format character U+00AD"},
+		{`a\udb40\udc41b.tar.xz`, "control or format character U+E0041"},
+		{`a\ufe0fb.tar.xz`, "invisible character U+FE0F"},
+		{`a\u034fb.tar.xz`, "invisible character U+034F"},
+		{`a\u3164b.tar.xz`, "invisible character U+3164"},
+		// Combining marks with nothing to mark.
+		{`\u0301\u0301/x.tar.xz`, "starts with the combining mark U+0301"},
+		{`a/\u0301b.tar.xz`, "starts with the combining mark U+0301"},
+		{"a/-_/b.tar.xz", `segment "-_" with no letter or digit`},
+		// Compatibility characters look like other letters.
+		{"\uff41/b.tar.xz", `segment "ａ" holding compatibility characters (NFKC: "a")`},
+		{"a/x\ufb01.tar.xz", `compatibility characters (NFKC: "xfi.tar.xz")`},
+		// Length: a segment over NAME_MAX, a path over PATH_MAX, printed
+		// cut.
+		{strings.Repeat("a", 256) + "/b.tar.xz", "has a segment of 256 bytes, over the 255-byte limit for a file name"},
+		{strings.Repeat("a/", 2048) + "b.tar.xz", "is 4104 bytes long, over the 4096-byte limit for a path"},
+		{strings.Repeat("a/", 1<<19) + "b.tar.xz", `"a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/"… (1048584 bytes) is 1048584 bytes long`},
 	} {
 		m, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", withPath(tt.rel))
 		if err != nil {
@@ -57,7 +87,8 @@ func TestRelativePathGrammar(t *testing.T) {
 			t.Errorf("%q: warnings %v", tt.rel, m.Warnings)
 		}
 	}
-	for _, ok := range []string{"a/b-1.2.3_x86+cuda12~rc@x=1,2.tar.xz", "libcublas/linux-sbsa/libcublas-linux-sbsa-12.4.5.8-archive.tar.xz", "ä/ü.tar.xz"} {
+	for _, ok := range []string{"a/b-1.2.3_x86+cuda12~rc@x=1,2.tar.xz", "libcublas/linux-sbsa/libcublas-linux-sbsa-12.4.5.8-archive.tar.xz", "ä/ü.tar.xz",
+		"e\u0301/a\u0301.tar.xz", "日本/१२/x.tar.xz", strings.Repeat("a", 255) + "/b.tar.xz", "a/x.whl", "a/.x.tar.xz"} {
 		m, err := Parse("redistrib_12.4.1.json", "cuda", "12.4.1", withPath(ok))
 		if err != nil {
 			t.Fatal(err)

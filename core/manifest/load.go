@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -214,10 +215,10 @@ func LoadDir(dir string) (*Collection, error) {
 	return Load(context.Background(), dir, LoadOptions{})
 }
 
-// LoadFS is LoadDir over a file system laid out the same way (an embedded
+// LoadFS is Load over a file system laid out the same way (an embedded
 // copy); name stands for its root in file names and messages.
-func LoadFS(fsys fs.FS, name string) (*Collection, error) {
-	return load(context.Background(), tree{root: name, fsys: fsys}, LoadOptions{})
+func LoadFS(ctx context.Context, fsys fs.FS, name string, opts LoadOptions) (*Collection, error) {
+	return load(ctx, tree{root: name, fsys: fsys}, opts)
 }
 
 // tree is a manifests folder: on disk (fsys nil) or in a file system.
@@ -252,6 +253,69 @@ type LoadOptions struct {
 	// error stops the whole load (a lock file's pin that the bytes do not
 	// match).
 	Check func(file, key string, data []byte) error
+	// Budget, when set, counts the bytes read against a limit shared by
+	// every load of a run; going over it stops the load with a
+	// *BudgetError.
+	Budget *Budget
+}
+
+// DefaultMaxTotal is the default limit of a Budget: the bytes of manifests
+// one run reads, all sources together. Each manifest is at most 64 MiB
+// (inputfile.Manifest), but that alone let 40 of them take 4.35 GB of
+// memory (issue 24); all of NVIDIA's manifests together are under 3 MB.
+const DefaultMaxTotal = 512 << 20
+
+// Budget bounds the bytes of manifests one run reads, across the loads of
+// its sources. It is safe for concurrent use.
+type Budget struct {
+	max  int64
+	how  string
+	used atomic.Int64
+}
+
+// NewBudget returns a budget of max bytes (DefaultMaxTotal when max <= 0).
+// how says how the caller's users raise it ("--max-manifest-bytes"), for
+// the message; "" names no way.
+func NewBudget(max int64, how string) *Budget {
+	if max <= 0 {
+		max = DefaultMaxTotal
+	}
+	return &Budget{max: max, how: how}
+}
+
+// Max is the budget's limit in bytes.
+func (b *Budget) Max() int64 { return b.max }
+
+// Used is how many bytes have been counted.
+func (b *Budget) Used() int64 { return b.used.Load() }
+
+// BudgetError is a manifest whose bytes would take a run past its Budget.
+type BudgetError struct {
+	File             string
+	Size, Total, Max int64
+	How              string
+}
+
+func (e *BudgetError) Error() string {
+	msg := fmt.Sprintf("%s: its %s bring the manifests read in this run to %s, over the %s limit for all manifests together: refused",
+		e.File, inputfile.Size(e.Size), inputfile.Size(e.Total), inputfile.Size(e.Max))
+	if e.How != "" {
+		msg += " (raise it with " + e.How + ")"
+	}
+	return msg
+}
+
+// take counts n bytes of file; nil b counts nothing.
+func (b *Budget) take(file string, n int64) error {
+	if b == nil {
+		return nil
+	}
+	// Bytes over the limit are counted too: the run stops, and a file
+	// read at the same time is refused as well rather than let through.
+	if total := b.used.Add(n); total > b.max {
+		return &BudgetError{File: file, Size: n, Total: total, Max: b.max, How: b.how}
+	}
+	return nil
 }
 
 // CheckError is a manifest refused by LoadOptions.Check.
@@ -288,14 +352,18 @@ func load(ctx context.Context, t tree, opts LoadOptions) (*Collection, error) {
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: %w: expected <product>/redistrib_<version>.json files, such as cuda/redistrib_12.4.1.json", t.root, ErrNoManifests)
 	}
-	ms, errs := parseEach(ctx, jobs, opts.Check)
+	ms, errs := parseEach(ctx, jobs, opts.Check, opts.Budget)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("reading manifests: %w", context.Cause(ctx))
 	}
 	var checks []error
 	for _, err := range errs {
 		var ce *CheckError
-		if errors.As(err, &ce) {
+		var be *BudgetError
+		switch {
+		case errors.As(err, &be):
+			return nil, err
+		case errors.As(err, &ce):
 			checks = append(checks, ce.Err)
 		}
 	}
@@ -330,8 +398,8 @@ type job struct {
 
 // LoadProductContext reads every redistrib_<version>.json directly in dir
 // as manifests of one product: a user's own product kept in its own
-// folder. ctx ends the reading.
-func LoadProductContext(ctx context.Context, dir, product string) ([]*Manifest, error) {
+// folder. ctx ends the reading; budget, when not nil, counts the bytes.
+func LoadProductContext(ctx context.Context, dir, product string, budget *Budget) ([]*Manifest, error) {
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s manifests: %w", product, err)
@@ -345,14 +413,14 @@ func LoadProductContext(ctx context.Context, dir, product string) ([]*Manifest, 
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s: no %s manifests found: expected redistrib_<version>.json files", dir, product)
 	}
-	return parseAll(ctx, jobs)
+	return parseAll(ctx, jobs, budget)
 }
 
 // parseAll reads and parses manifests in parallel, in file order; the first
 // error in that order wins. A user's own product is all or nothing: its
 // folder is theirs to fix.
-func parseAll(ctx context.Context, jobs []job) ([]*Manifest, error) {
-	out, errs := parseEach(ctx, jobs, nil)
+func parseAll(ctx context.Context, jobs []job, budget *Budget) ([]*Manifest, error) {
+	out, errs := parseEach(ctx, jobs, nil, budget)
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
@@ -361,7 +429,7 @@ func parseAll(ctx context.Context, jobs []job) ([]*Manifest, error) {
 
 // parseEach reads and parses manifests in parallel, sorting jobs into file
 // order; out and errs are parallel to the sorted jobs.
-func parseEach(ctx context.Context, jobs []job, check func(string, string, []byte) error) (out []*Manifest, errs []error) {
+func parseEach(ctx context.Context, jobs []job, check func(string, string, []byte) error, budget *Budget) (out []*Manifest, errs []error) {
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].file < jobs[j].file })
 	out = make([]*Manifest, len(jobs))
 	errs = make([]error, len(jobs))
@@ -371,6 +439,10 @@ func parseEach(ctx context.Context, jobs []job, check func(string, string, []byt
 		g.Go(func() error {
 			data, err := j.tree.readFile(ctx, j.elem...)
 			if err != nil {
+				errs[i] = err
+				return nil
+			}
+			if err := budget.take(j.file, int64(len(data))); err != nil {
 				errs[i] = err
 				return nil
 			}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestLoadFS(t *testing.T) {
 		"widget/features/x.json":      {Data: []byte("{}")},
 		"README":                      {Data: []byte("x")},
 	}
-	c, err := LoadFS(fsys, "(embedded)")
+	c, err := LoadFS(context.Background(), fsys, "(embedded)", LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestLoadFS(t *testing.T) {
 	if c.Origin(rs[0]) != "" {
 		t.Errorf("origin %q outside Merge", c.Origin(rs[0]))
 	}
-	if _, err := LoadFS(fstest.MapFS{"README": {Data: []byte("x")}}, "(embedded)"); !errors.Is(err, ErrNoManifests) {
+	if _, err := LoadFS(context.Background(), fstest.MapFS{"README": {Data: []byte("x")}}, "(embedded)", LoadOptions{}); !errors.Is(err, ErrNoManifests) {
 		t.Errorf("empty: %v, want ErrNoManifests", err)
 	}
 	dir := t.TempDir()
@@ -48,21 +49,21 @@ func TestLoadFS(t *testing.T) {
 // a refused file is served from a later source, the refusal kept as a
 // warning that says so.
 func TestMerge(t *testing.T) {
-	first, err := LoadFS(fstest.MapFS{
+	first, err := LoadFS(context.Background(), fstest.MapFS{
 		"widget/redistrib_1.1.0.json": {Data: []byte(fake("1.1.0.7"))},
 		"widget/redistrib_1.2.0.json": {Data: []byte(fake("1.2.0.1"))},
 		"widget/redistrib_1.3.0.json": {Data: []byte(`{`)},
 		"widget/redistrib_1.4.0.json": {Data: []byte(`{`)},
-	}, "cachedir")
+	}, "cachedir", LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := LoadFS(fstest.MapFS{
+	second, err := LoadFS(context.Background(), fstest.MapFS{
 		"widget/redistrib_1.0.0.json": {Data: []byte(fake("1.0.0.1"))},
 		"widget/redistrib_1.1.0.json": {Data: []byte(fake("1.1.0.1"))},
 		"widget/redistrib_1.3.0.json": {Data: []byte(fake("1.3.0.1"))},
 		"gadget/redistrib_2.0.0.json": {Data: []byte(fake("2.0.0.1"))},
-	}, "snap")
+	}, "snap", LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

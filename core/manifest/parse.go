@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -79,7 +80,16 @@ func ReleaseFromFileName(name string) (string, bool) {
 // what its location says (folder and file name) and are checked against
 // release_product and release_label when the manifest has them.
 func Parse(file, product, release string, data []byte) (*Manifest, error) {
-	p := parser{file: file, text: text{data: data}}
+	return ParseContext(context.Background(), file, product, release, data)
+}
+
+// ParseContext is Parse that stops when ctx ends: between its passes over
+// the text and between packages, so a run's time limit covers parsing too
+// (issue 24: a fetch with --timeout 20s parsed for 90 s holding the cache
+// lock). The error then wraps context.Cause(ctx) and is not a manifest
+// error (IsManifestError is false): the bytes were not found wanting.
+func ParseContext(ctx context.Context, file, product, release string, data []byte) (*Manifest, error) {
+	p := parser{file: file, text: text{data: data}, ctx: ctx}
 	m, err := p.parse(product, release)
 	if err != nil {
 		return nil, err
@@ -93,6 +103,27 @@ type parser struct {
 	text
 	file     string
 	warnings []Warning
+	ctx      context.Context
+}
+
+// StoppedError is a parse that ctx ended before it finished.
+type StoppedError struct {
+	File  string
+	Cause error
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("%s: parsing stopped before the end: %v", e.File, e.Cause)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Cause }
+
+// stopped is a *StoppedError when the parse's context has ended.
+func (p *parser) stopped() error {
+	if p.ctx.Err() == nil {
+		return nil
+	}
+	return &StoppedError{File: p.file, Cause: context.Cause(p.ctx)}
 }
 
 // fail builds an Error for the key at keys, locating it in the text.
@@ -102,17 +133,29 @@ func (p *parser) fail(keys []string, format string, args ...any) error {
 }
 
 func (p *parser) parse(product, release string) (*Manifest, error) {
+	if p.ctx == nil {
+		p.ctx = context.Background()
+	}
 	rel, err := version.Parse(release)
 	if err != nil {
 		return nil, &Error{File: p.file, Msg: fmt.Sprintf("release in file name: %v", err)}
 	}
 	// One decode into generic values, then a walk: decoding level by level
 	// into json.RawMessage would re-scan every byte once per nesting level.
-	dec := json.NewDecoder(bytes.NewReader(p.data))
+	if err := p.stopped(); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(ctxReader{p.ctx, bytes.NewReader(p.data)})
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
+		if err := p.stopped(); err != nil {
+			return nil, err
+		}
 		return nil, p.syntaxError(err)
+	}
+	if err := p.stopped(); err != nil {
+		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		line, col := p.at(int(dec.InputOffset()))
@@ -126,7 +169,11 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 	// Duplicate keys and invalid UTF-8: confined to a package entry when
 	// under one, else the file's.
 	entryProblems := map[string]textProblem{}
-	for _, pr := range scanText(&p.text) {
+	problems := scanText(&p.text)
+	if err := p.stopped(); err != nil {
+		return nil, err
+	}
+	for _, pr := range problems {
 		if _, isPkg := top[pr.keys[0]].(map[string]any); isPkg && !isReleaseKey(pr.keys[0]) {
 			if _, ok := entryProblems[pr.keys[0]]; !ok {
 				entryProblems[pr.keys[0]] = pr
@@ -136,7 +183,12 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 		line, col := p.at(pr.off)
 		return nil, &Error{File: p.file, Path: jsonPath(pr.keys), Line: line, Col: col, Msg: pr.msg}
 	}
-	for _, k := range slices.Sorted(maps.Keys(top)) {
+	for i, k := range slices.Sorted(maps.Keys(top)) {
+		if i%256 == 255 {
+			if err := p.stopped(); err != nil {
+				return nil, err
+			}
+		}
 		raw := top[k]
 		switch k {
 		case "release_date":
@@ -203,6 +255,21 @@ func (p *parser) parse(product, release string) (*Manifest, error) {
 	}
 	m.Warnings = p.warnings
 	return m, nil
+}
+
+// ctxReader ends a read when ctx has ended, and reads at most 1 MiB at a
+// time: the decoder scans what it has read before it reads again, so its
+// scan stops within a megabyte of the end of ctx.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b[:min(len(b), 1<<20)])
 }
 
 func isReleaseKey(k string) bool {
@@ -387,6 +454,9 @@ func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 	if err := checkPathGrammar(a.RelativePath); err != nil {
 		return a, p.entry(at("relative_path"), "%v", err)
 	}
+	if err := checkArchiveName(a.RelativePath); err != nil {
+		return a, p.entry(at("relative_path"), "%v", err)
+	}
 	raw, ok := obj["sha256"]
 	if !ok {
 		return a, p.fail(keys, "archive has no \"sha256\": expected 64 hex digits")
@@ -484,15 +554,15 @@ func checkRelativePath(rel string) error {
 	case rel == "":
 		return fmt.Errorf("relative_path is empty: expected a path such as \"<package>/linux-x86_64/<package>-linux-x86_64-<version>-archive.tar.xz\"")
 	case strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || (len(rel) > 1 && rel[1] == ':'):
-		return fmt.Errorf("relative_path %q is absolute: expected a path relative to the redist folder", rel)
+		return fmt.Errorf("relative_path %s is absolute: expected a path relative to the redist folder", quotePath(rel))
 	case strings.Contains(rel, "://"):
-		return fmt.Errorf("relative_path %q is a URL: expected a path relative to the redist folder", rel)
+		return fmt.Errorf("relative_path %s is a URL: expected a path relative to the redist folder", quotePath(rel))
 	case strings.ContainsAny(rel, "\\\x00\n\r"):
-		return fmt.Errorf("relative_path %q holds a backslash or control character: expected a plain relative path", rel)
+		return fmt.Errorf("relative_path %s holds a backslash or control character: expected a plain relative path", quotePath(rel))
 	}
 	for _, part := range strings.Split(rel, "/") {
 		if part == ".." {
-			return fmt.Errorf("relative_path %q climbs out of the redist folder with \"..\": expected a path inside it", rel)
+			return fmt.Errorf("relative_path %s climbs out of the redist folder with \"..\": expected a path inside it", quotePath(rel))
 		}
 	}
 	return nil

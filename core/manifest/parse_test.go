@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -221,5 +223,22 @@ func TestEntryDefects(t *testing.T) {
 				t.Errorf("unexpected warnings: %s", joined)
 			}
 		})
+	}
+}
+
+// ParseContext stops when its context has ended, with an error that names
+// the file and the cause and is not a manifest error (issue 24: a fetch's
+// time limit must cover parsing).
+func TestParseContextStops(t *testing.T) {
+	cause := errors.New("timed out after 20s")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	_, err := ParseContext(ctx, "m.json", "cuda", "12.4.1", []byte(`{"p": {"version": "1.0", "linux-x86_64": {"relative_path": "p/a.tar.xz", "sha256": "`+strings.Repeat("0", 64)+`"}}}`))
+	var se *StoppedError
+	if !errors.As(err, &se) || !errors.Is(err, cause) || IsManifestError(err) || !strings.Contains(err.Error(), "m.json: parsing stopped before the end: timed out after 20s") {
+		t.Errorf("error = %v, want a *StoppedError naming m.json and the cause", err)
+	}
+	if _, err := ParseContext(context.Background(), "m.json", "cuda", "12.4.1", []byte(`{"p": {"version": "1.0", "linux-x86_64": {"relative_path": "p/a.tar.xz", "sha256": "`+strings.Repeat("0", 64)+`"}}}`)); err != nil {
+		t.Errorf("live context: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ func TestUnknownPlatformKeyOncePerCollection(t *testing.T) {
 			for name, data := range tt.files {
 				fsys[name] = &fstest.MapFile{Data: []byte(data)}
 			}
-			c, err := LoadFS(fsys, "m")
+			c, err := LoadFS(context.Background(), fsys, "m", LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -92,15 +92,10 @@ func ArchiveType(rel string) string {
 	return ""
 }
 
-// TrimArchiveExt removes .tar.xz, .tar.gz, .tar.zst, .tgz or .zip.
-func TrimArchiveExt(name string) string {
-	for _, ext := range []string{".tar.xz", ".tar.gz", ".tar.zst", ".tar.bz2", ".tgz", ".zip"} {
-		if s, ok := strings.CutSuffix(name, ext); ok {
-			return s
-		}
-	}
-	return name
-}
+// TrimArchiveExt removes .tar.xz, .tar.gz, .tar.zst, .tar.bz2, .tgz, .zip
+// or .whl: manifest.TrimArchiveExt, whose grammar checks that what is left of
+// a relative_path's base name is a folder name.
+func TrimArchiveExt(name string) string { return manifest.TrimArchiveExt(name) }
 
 // Sources are the sources each product's manifests can come from, its
 // default first: NVIDIA's where the product has a folder there, and a

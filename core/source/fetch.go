@@ -40,6 +40,12 @@ type Options struct {
 	// Update accepts downloads that do not match the lock file and replaces
 	// their entries. Without it they are refused.
 	Update bool
+	// Known, when set, pins manifests the lock file may not list (the
+	// snapshot's manifests.lock): a cached manifest that the lock file does
+	// not list and whose bytes differ from Known's pin is downloaded again,
+	// never locked as it is, so that fetching does not pin an edited cache
+	// file. Downloads are not held to it: NVIDIA may publish new bytes.
+	Known *Lock
 
 	// Client sends the requests; nil means a client like http.DefaultClient
 	// whose redirect policy names a loop as such (never retried).
@@ -201,6 +207,7 @@ type fetcher struct {
 	cache    string
 	update   bool
 	lock     *Lock
+	known    *Lock
 	dl       *downloader
 	progress Progress
 
@@ -249,7 +256,7 @@ func newFetcher(o Options) (*fetcher, error) {
 	if err := o.Sources.Validate(); err != nil {
 		return nil, err
 	}
-	f := &fetcher{sources: o.Sources, cache: o.CacheDir, update: o.Update, progress: o.Progress, releases: map[string][]string{},
+	f := &fetcher{sources: o.Sources, cache: o.CacheDir, update: o.Update, known: o.Known, progress: o.Progress, releases: map[string][]string{},
 		wheels: o.Wheels, index: o.IndexURL, client: o.Client, made: map[string][]byte{}, madeFrom: map[string]string{}}
 	if f.index == "" {
 		f.index = pyindex.DefaultIndexURL
@@ -392,7 +399,7 @@ func (f *fetcher) discover(ctx context.Context, product string) ([]string, error
 	var errs []error
 	for _, folder := range folders {
 		var got []string
-		u, _, err := f.dl.get(ctx, product+" release list", []string{folder}, func(u string, body []byte) error {
+		u, _, err := f.dl.get(ctx, product+" release list", []string{folder}, func(_ context.Context, u string, body []byte) error {
 			got = ParseIndex(body)
 			if len(got) == 0 {
 				return errEmptyIndex(u)
@@ -429,21 +436,42 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 	out := Item{Key: key, Product: j.product, Release: j.release,
 		Path: filepath.Join(f.cache, j.product, manifest.FileName(j.release))}
 	want, locked := f.lock.Manifests[key]
+	trusted := func(e LockEntry) bool {
+		if locked {
+			return e == want
+		}
+		if f.known != nil {
+			if k, ok := f.known.Manifests[key]; ok {
+				return e == k
+			}
+		}
+		return true
+	}
 
 	if data, err := inputfile.Read(ctx, out.Path, inputfile.Manifest); err == nil {
 		e := EntryFor(data)
-		if !locked || e == want {
-			if _, err := manifest.Parse(out.Path, j.product, j.release, data); err == nil {
+		if trusted(e) {
+			// A cached file is parsed within a try's time limit too.
+			pctx, cancel := context.WithTimeoutCause(ctx, f.dl.timeout, fmt.Errorf("timed out after %v", f.dl.timeout))
+			_, err := manifest.ParseContext(pctx, out.Path, j.product, j.release, data)
+			cancel()
+			var stopped *manifest.StoppedError
+			switch {
+			case err == nil:
 				out.LockEntry = e
 				f.progress.Report(Event{Kind: Cached, File: key, Product: j.product, Size: e.Size})
 				return out, nil
+			case errors.As(err, &stopped) && ctx.Err() == nil:
+				// Its download would take as long to check.
+				return out, fmt.Errorf("cached manifest %s (%d bytes): %w", out.Path, len(data), err)
 			}
 		}
-		// Stale (the lock says otherwise) or broken: download it again.
+		// Stale (the lock, or Known, says otherwise) or broken: download
+		// it again.
 	}
 
-	check := func(u string, body []byte) error {
-		if _, err := manifest.Parse(u, j.product, j.release, body); err != nil {
+	check := func(ctx context.Context, u string, body []byte) error {
+		if _, err := manifest.ParseContext(ctx, u, j.product, j.release, body); err != nil {
 			return fmt.Errorf("%w (refused; not cached)", err)
 		}
 		if e := EntryFor(body); locked && e != want && !f.update {
@@ -455,7 +483,7 @@ func (f *fetcher) one(ctx context.Context, j job) (Item, error) {
 	var body []byte
 	if made, ok := f.made[key]; ok {
 		u, body = f.madeFrom[key], made
-		if err := check(u, body); err != nil {
+		if err := check(ctx, u, body); err != nil {
 			return out, err
 		}
 	} else {

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -334,6 +335,60 @@ func TestFetchRefreshesStaleCache(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(cached); string(got) != string(real) {
 		t.Error("cache not refreshed")
+	}
+}
+
+// A cached file that the lock file does not list but Known pins to other
+// bytes (an edited copy of a snapshot release) is downloaded again, never
+// locked as it is (issue 24); one with Known's bytes, or one Known does not
+// list, is used as cached.
+func TestFetchKnownPinsCache(t *testing.T) {
+	s := newTestServer(t)
+	real := s.serve("nv", "cudnn", "9.12.0")
+	edited := bytes.Replace(real, []byte(`"release_date": "`), []byte(`"release_date": "x`), 1)
+	path := manifestPath("nv", "cudnn", "9.12.0")
+	for _, tc := range []struct {
+		name      string
+		cached    []byte
+		known     bool
+		wantHits  int
+		wantBytes []byte
+	}{
+		{"edited, Known pins the real bytes", edited, true, 1, real},
+		{"real bytes, Known pins them", real, true, 0, real},
+		{"edited, no Known", edited, false, 0, edited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log syncBuffer
+			o := s.options(t, &log)
+			o.Products = []string{"cudnn"}
+			o.Releases = map[string][]string{"cudnn": {"9.12.0"}}
+			if tc.known {
+				o.Known = NewLock("snapshot")
+				o.Known.Manifests["cudnn/redistrib_9.12.0.json"] = EntryFor(real)
+			}
+			cached := filepath.Join(o.CacheDir, "cudnn", "redistrib_9.12.0.json")
+			if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cached, tc.cached, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := s.hitCount(path)
+			res, err := Fetch(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := s.hitCount(path) - before; n != tc.wantHits {
+				t.Errorf("%d downloads, want %d", n, tc.wantHits)
+			}
+			if res.Lock.Manifests["cudnn/redistrib_9.12.0.json"] != EntryFor(tc.wantBytes) {
+				t.Errorf("locked %v, want %v", res.Lock.Manifests, EntryFor(tc.wantBytes))
+			}
+			if got, _ := os.ReadFile(cached); !bytes.Equal(got, tc.wantBytes) {
+				t.Error("cache holds other bytes")
+			}
+		})
 	}
 }
 

@@ -44,6 +44,11 @@ func FuzzParseLock(f *testing.F) {
 	l.Manifests["cudnn/redistrib_9.5.1.json"] = LockEntry{SHA256: strings.Repeat("0f", 32), Size: 9}
 	f.Add(l.Marshal())
 	f.Add([]byte(`{"version": 1, "manifests": {"cuda/redistrib_12.4.1.json": {"sha256": "` + strings.Repeat("ab", 32) + `", "SHA256": "` + strings.Repeat("cd", 32) + `", "size": 1}}}`))
+	// Whole numbers written as decimals or with exponents are accepted;
+	// fractions are not (issue 24: "version": 1.0 was refused).
+	f.Add([]byte(`{"version": 1.0, "manifests": {"cuda/redistrib_12.4.1.json": {"sha256": "` + strings.Repeat("ab", 32) + `", "size": 5.8445e4}}}`))
+	f.Add([]byte(`{"version": 1e0, "manifests": {}}`))
+	f.Add([]byte(`{"version": 1.5, "manifests": {}}`))
 	// The snapshot's lock, cut to a few entries (a big seed slows every
 	// execution), and ../shared's.
 	if data, err := os.ReadFile(filepath.Join("..", "..", "snapshot", "manifests.lock")); err == nil {

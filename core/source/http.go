@@ -103,20 +103,26 @@ type downloader struct {
 // on network errors, timeouts, 5xx and 429; any other failure moves on to the
 // next URL. accept checks a body; its error refuses the body and moves on.
 // When the caller's context ends, get returns its error at once.
-func (d *downloader) get(ctx context.Context, what string, urls []string, accept func(u string, body []byte) error) (string, []byte, error) {
+//
+// accept runs within the try's time limit (its ctx ends with the try): a
+// body that takes longer to check than is left of --timeout ends the try
+// with a *checkTimeoutError, which is not retried (the same bytes would
+// take as long again).
+func (d *downloader) get(ctx context.Context, what string, urls []string, accept func(ctx context.Context, u string, body []byte) error) (string, []byte, error) {
 	var failed []Attempt
 	for i, u := range urls {
 		for try := 1; ; try++ {
-			body, err := d.once(ctx, u)
+			body, err := d.once(ctx, u, accept)
 			if ctx.Err() != nil {
 				return "", nil, fmt.Errorf("%s: %w", what, context.Cause(ctx))
 			}
+			var ref *refusal
+			if errors.As(err, &ref) {
+				failed = append(failed, Attempt{URL: u, Try: try, Err: ref.err, Refused: true})
+				d.skip(i, urls, failed)
+				break
+			}
 			if err == nil {
-				if err := accept(u, body); err != nil {
-					failed = append(failed, Attempt{URL: u, Try: try, Err: err, Refused: true})
-					d.skip(i, urls, failed)
-					break
-				}
 				return u, body, nil
 			}
 			failed = append(failed, Attempt{URL: u, Try: try, Err: err})
@@ -166,8 +172,27 @@ func retryable(err error) bool {
 	}
 	var tl *tooLargeError
 	var re *redirectError
-	return !errors.As(err, &tl) && !errors.As(err, &re)
+	var ct *checkTimeoutError
+	return !errors.As(err, &tl) && !errors.As(err, &re) && !errors.As(err, &ct)
 }
+
+// refusal is a body that arrived in time and that accept refused.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+// checkTimeoutError is a try whose time ran out while its body was being
+// checked (parsed), after it had arrived.
+type checkTimeoutError struct {
+	size  int
+	cause error
+}
+
+func (e *checkTimeoutError) Error() string {
+	return fmt.Sprintf("%v while checking the %d bytes that arrived (the time limit of a try covers the download and the parse; nothing was cached)", e.cause, e.size)
+}
+
+func (e *checkTimeoutError) Unwrap() error { return e.cause }
 
 // maxRedirects bounds the redirects one try follows.
 const maxRedirects = 10
@@ -179,8 +204,24 @@ type redirectError struct{ msg string }
 func (e *redirectError) Error() string { return e.msg }
 
 // checkRedirect is the default client's redirect policy: a loop is named as
-// one at once, and a long chain is cut at maxRedirects.
+// one at once, and a long chain is cut at maxRedirects. A redirect to a
+// scheme other than http and https (file://, ftp://, data:) or from https
+// down to http is refused at once: the server will answer the same way on
+// every try, and following a downgrade would hand a manifest not yet in the
+// lock to anyone on the path. A redirect to another host over https is
+// followed: mirrors (Artifactory, Nexus) and CDNs send clients to blob
+// storage elsewhere, and what arrives is held to the lock's sha256 and
+// parsed all the same (docs/sources.md, "Downloads").
 func checkRedirect(req *http.Request, via []*http.Request) error {
+	prev := via[len(via)-1].URL
+	switch req.URL.Scheme {
+	case "http", "https":
+	default:
+		return &redirectError{fmt.Sprintf("refused a redirect from %s to %s: only http and https URLs are followed", prev.Redacted(), req.URL.Redacted())}
+	}
+	if prev.Scheme == "https" && req.URL.Scheme == "http" {
+		return &redirectError{fmt.Sprintf("refused a redirect from %s to %s: from https down to http", prev.Redacted(), req.URL.Redacted())}
+	}
 	for _, v := range via {
 		if v.URL.String() == req.URL.String() {
 			return &redirectError{fmt.Sprintf("redirect loop: %s redirects back to %s after %d redirect(s)", via[len(via)-1].URL, req.URL, len(via))}
@@ -201,7 +242,10 @@ func (e *tooLargeError) Error() string { return fmt.Sprintf("body larger than %d
 
 // once makes one try. The try ends after d.timeout in all, or when no byte
 // arrives for d.stall (before the headers or between two reads of the body).
-func (d *downloader) once(ctx context.Context, u string) ([]byte, error) {
+// The body is then given to accept under the same time limit (the stall
+// timer stopped): its refusal is returned as a *refusal, the end of the
+// limit as a *checkTimeoutError.
+func (d *downloader) once(ctx context.Context, u string, accept func(ctx context.Context, u string, body []byte) error) ([]byte, error) {
 	tctx, cancelT := context.WithTimeoutCause(ctx, d.timeout, fmt.Errorf("timed out after %v", d.timeout))
 	defer cancelT()
 	sctx, cancelS := context.WithCancelCause(tctx)
@@ -224,6 +268,12 @@ func (d *downloader) once(ctx context.Context, u string) ([]byte, error) {
 		if strings.Contains(err.Error(), "stopped after 10 redirects") {
 			// net/http's own policy, in a client the caller gave.
 			return nil, &redirectError{"stopped after 10 redirects"}
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) && strings.Contains(ue.Err.Error(), "unsupported protocol scheme") {
+			// A caller's client followed a redirect to file:// or
+			// ftp://: every try would end the same way.
+			return nil, &redirectError{fmt.Sprintf("refused %s: %v (only http and https URLs are followed)", ue.URL, ue.Err)}
 		}
 		return nil, tryError(sctx, err)
 	}
@@ -248,7 +298,15 @@ func (d *downloader) once(ctx context.Context, u string) ([]byte, error) {
 			}
 		}
 		if err == io.EOF {
-			return buf.Bytes(), nil
+			timer.Stop()
+			body := buf.Bytes()
+			if err := accept(tctx, u, body); err != nil {
+				if tctx.Err() != nil && ctx.Err() == nil {
+					return nil, &checkTimeoutError{size: len(body), cause: context.Cause(tctx)}
+				}
+				return nil, &refusal{err}
+			}
+			return body, nil
 		}
 		if err != nil {
 			return nil, tryError(sctx, err)

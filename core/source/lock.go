@@ -11,10 +11,12 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -104,10 +106,10 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 		return &LockError{File: file, Msg: fmt.Sprintf(format, args...)}
 	}
 	var raw struct {
-		Version   *int `json:"version"`
+		Version   *lockInt `json:"version"`
 		Manifests map[string]struct {
-			SHA256 *string `json:"sha256"`
-			Size   *int64  `json:"size"`
+			SHA256 *string  `json:"sha256"`
+			Size   *lockInt `json:"size"`
 		} `json:"manifests"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -121,10 +123,19 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 			// Offset counts the offending byte.
 			le.Line, le.Col = lineCol(data, se.Offset-1)
 		case errors.As(err, &te):
-			le.Line, le.Col = lineCol(data, te.Offset)
+			off := te.Offset
+			name, inEntry := strings.CutPrefix(te.Field, "manifests.")
+			if off == 0 {
+				// lockInt's errors carry no offset: find the value.
+				off = valueOffset(data, name)
+			}
+			le.Line, le.Col = lineCol(data, off)
 			field := strconv.Quote(te.Field)
-			if te.Field == "manifests" && te.Type.Kind() == reflect.Struct {
+			switch {
+			case te.Field == "manifests" && te.Type.Kind() == reflect.Struct:
 				field = "an entry of \"manifests\""
+			case inEntry:
+				field = strconv.Quote(name) + " of an entry of \"manifests\""
 			}
 			le.Msg = fmt.Sprintf("invalid lock file: %s is a JSON %s, expected %s", field, te.Value, jsonKind(te.Type))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
@@ -145,8 +156,10 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 	switch {
 	case raw.Version == nil:
 		return nil, fail("no \"version\": expected \"version\": %d", LockVersion)
-	case *raw.Version != LockVersion:
-		return nil, fail("lock file version %d is not supported: this cudapkgs reads version %d", *raw.Version, LockVersion)
+	case raw.Version.err != nil:
+		return nil, fail("\"version\": %s %v: expected \"version\": %d", raw.Version.text, raw.Version.err, LockVersion)
+	case raw.Version.n != LockVersion:
+		return nil, fail("lock file version %s is not supported: this cudapkgs reads version %d", raw.Version.text, LockVersion)
 	case raw.Manifests == nil:
 		return nil, fail("no \"manifests\" object: expected \"manifests\": {\"cuda/redistrib_12.4.1.json\": {\"sha256\": ..., \"size\": ...}}")
 	}
@@ -163,12 +176,147 @@ func ParseLock(file string, data []byte) (*Lock, error) {
 			return nil, fail("manifests[%q].sha256: %q is not 64 lower-case hex digits", k, *e.SHA256)
 		case e.Size == nil:
 			return nil, fail("manifests[%q]: no \"size\"", k)
-		case *e.Size <= 0:
-			return nil, fail("manifests[%q].size: %d is not a positive byte count", k, *e.Size)
+		case e.Size.err != nil:
+			return nil, fail("manifests[%q].size: %s %v: expected a byte count", k, e.Size.text, e.Size.err)
+		case e.Size.n <= 0:
+			return nil, fail("manifests[%q].size: %s is not a positive byte count", k, e.Size.text)
 		}
-		l.Manifests[k] = LockEntry{SHA256: *e.SHA256, Size: *e.Size}
+		l.Manifests[k] = LockEntry{SHA256: *e.SHA256, Size: e.Size.n}
 	}
 	return l, nil
+}
+
+// lockInt is a lock file's whole number: any JSON number whose value is an
+// integer, however written (1, 1.0, 1e0, 10e-1 — JSON has one number type,
+// and tools that rewrite JSON through floats turn 1 into 1.0), that fits an
+// int64. A number with a fraction (1.5) or out of range leaves err set, for
+// ParseLock to report with the field's name; a string, even "1", is not a
+// number.
+type lockInt struct {
+	n    int64
+	text string
+	err  error
+}
+
+func (v *lockInt) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '-' && (b[0] < '0' || b[0] > '9') {
+		return &json.UnmarshalTypeError{Value: jsonValueKind(b), Type: reflect.TypeFor[int64]()}
+	}
+	v.text = string(b)
+	v.n, v.err = wholeNumber(v.text)
+	return nil
+}
+
+var (
+	errNotWhole = errors.New("is not a whole number")
+	errRange    = errors.New("is out of range (whole numbers up to 9223372036854775807)")
+)
+
+// wholeNumber returns the value of a JSON number s (valid by JSON's grammar:
+// encoding/json checked it) when that value is an integer fitting int64.
+// It works on the decimal digits, not through float64, so 1.0000000000000001
+// (which a float64 rounds to 1) is refused, and an exponent of any size costs
+// the same (1e999999999 is out of range without being expanded).
+func wholeNumber(s string) (int64, error) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i+1:]
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" {
+		return 0, nil // 0, 0.0, 0e5, -0
+	}
+	// The value is digits × 10^shift.
+	shift := -len(frac)
+	if exp != "" {
+		e, err := strconv.ParseInt(exp, 10, 32)
+		if err != nil {
+			// An exponent past ±2^31 with non-zero digits is far outside
+			// int64 one way, or a fraction the other.
+			if strings.HasPrefix(exp, "-") {
+				return 0, errNotWhole
+			}
+			return 0, errRange
+		}
+		shift += int(e)
+	}
+	// Trailing zeros of the digits are whole powers of ten.
+	t := strings.TrimRight(digits, "0")
+	shift += len(digits) - len(t)
+	digits = t
+	if shift < 0 {
+		return 0, errNotWhole
+	}
+	if len(digits)+shift > 19 {
+		return 0, errRange
+	}
+	u, err := strconv.ParseUint(digits+strings.Repeat("0", shift), 10, 64)
+	if err != nil || !neg && u > math.MaxInt64 || neg && u > math.MaxInt64+1 {
+		return 0, errRange
+	}
+	if neg {
+		return int64(-u), nil
+	}
+	return int64(u), nil
+}
+
+// jsonValueKind names the JSON value b starts with, as encoding/json's
+// messages do.
+func jsonValueKind(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "value"
+	case b[0] == '"':
+		return "string"
+	case b[0] == '{':
+		return "object"
+	case b[0] == '[':
+		return "array"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	}
+	return "null"
+}
+
+// valueOffset is the offset in data (one JSON object) of the value of the
+// first object key named field, at any depth, or 0 when there is none:
+// encoding/json gives no offset for an error that a field's UnmarshalJSON
+// returns. One pass.
+func valueOffset(data []byte, field string) int64 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var inObject []bool // per open container: an object (else an array)
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			inObject = append(inObject, tok == json.Delim('{'))
+			expectKey = tok == json.Delim('{')
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			inObject = inObject[:len(inObject)-1]
+		default:
+			if expectKey {
+				if tok == field {
+					off := dec.InputOffset()
+					for off < int64(len(data)) && strings.IndexByte(" \t\r\n:", data[off]) >= 0 {
+						off++
+					}
+					return off
+				}
+				expectKey = false
+				continue
+			}
+		}
+		// A value ended: a key follows it in an object.
+		expectKey = len(inObject) > 0 && inObject[len(inObject)-1]
+	}
 }
 
 // checkLockFields refuses field names other than those of the format, as
@@ -252,6 +400,39 @@ func (l *Lock) Check(file, key string, data []byte) error {
 		return &LockMismatchError{File: file, Key: key, LockFile: l.Path, Expected: want, Actual: got}
 	}
 	return nil
+}
+
+// OverrideError is a manifest of one source (the download cache) that
+// would replace another source's copy of the same release (the snapshot
+// built into cudapkgs), whose own lock pins other bytes, while no lock of
+// the run pins the manifest: a tampered cache must not win unseen.
+type OverrideError struct {
+	File, Key string
+	Actual    LockEntry
+	// Source is the source whose copy would be replaced ("snapshot"), and
+	// PinnedBy its lock.
+	Source, PinnedBy string
+	Expected         LockEntry
+	// Locks are the run's lock files (none pins Key); "" when there is
+	// none.
+	Locks []string
+}
+
+func (e *OverrideError) Error() string {
+	return e.Message("a fetch of that release into the workspace's lock")
+}
+
+// Message is the error's text with the way to fetch and pin the release
+// said as the caller's users take it ("`cudapkgs manifests fetch --release
+// cuda=12.4.1`", which downloads a cached copy that differs from the
+// snapshot's again: Options.Known).
+func (e *OverrideError) Message(pin string) string {
+	locks := "there is no lock file"
+	if len(e.Locks) > 0 {
+		locks = "no lock of this run pins it (" + strings.Join(e.Locks, ", ") + ")"
+	}
+	return fmt.Sprintf("%s: sha256 %s (%d bytes) would replace the %s's copy of %s, which %s pins to sha256 %s (%d bytes), and %s: refused (a manifest replaces the %s's copy only when a lock pins it; delete the file to use the %s's copy, or download the release again and pin what arrives with %s)",
+		e.File, e.Actual.SHA256, e.Actual.Size, e.Source, e.Key, e.PinnedBy, e.Expected.SHA256, e.Expected.Size, locks, e.Source, e.Source, pin)
 }
 
 // MergeError is an entry that another writer of the lock file gave other

@@ -121,6 +121,33 @@ func TestLockRoundTrip(t *testing.T) {
 	}
 }
 
+// TestParseLockWholeNumbers: a version or size written as any JSON number
+// with a whole value is that value (issue 24: "version": 1.0 got "expected
+// a number").
+func TestParseLockWholeNumbers(t *testing.T) {
+	sha := strings.Repeat("0", 64)
+	for _, tc := range []struct {
+		version, size string
+		want          int64
+	}{
+		{"1", "58445", 58445},
+		{"1.0", "58445.0", 58445},
+		{"1e0", "58.445e3", 58445},
+		{"10e-1", "5844500e-2", 58445},
+		{"1.000", "0.58445E+5", 58445},
+	} {
+		text := `{"version": ` + tc.version + `, "manifests": {"cuda/redistrib_1.json": {"sha256": "` + sha + `", "size": ` + tc.size + `}}}`
+		l, err := ParseLock("x.lock", []byte(text))
+		if err != nil {
+			t.Errorf("%s: %v", text, err)
+			continue
+		}
+		if got := l.Manifests["cuda/redistrib_1.json"].Size; got != tc.want {
+			t.Errorf("%s: size %d, want %d", text, got, tc.want)
+		}
+	}
+}
+
 func TestParseLockErrors(t *testing.T) {
 	sha := strings.Repeat("0", 64)
 	for _, tc := range []struct {
@@ -129,7 +156,15 @@ func TestParseLockErrors(t *testing.T) {
 		{"syntax", "{\n  \"version\": 1,\n  \"manifests\": {,}\n}\n", "x.lock:3:17: invalid lock file: invalid character ','"},
 		{"truncated", `{"version": 1, "manifests": {`, "x.lock: invalid lock file: unexpected end of input"},
 		{"empty", ``, "x.lock: invalid lock file: unexpected end of input"},
-		{"wrong type", `{"version": "1", "manifests": {}}`, `x.lock:1:16: invalid lock file: "version" is a JSON string, expected a number`},
+		{"wrong type", `{"version": "1", "manifests": {}}`, `x.lock:1:13: invalid lock file: "version" is a JSON string, expected a number`},
+		// JSON has one number type: 1.0 and 1e0 are the version 1 (issue
+		// 24), 1.5 is not a whole number.
+		{"fractional version", `{"version": 1.5, "manifests": {}}`, `x.lock: "version": 1.5 is not a whole number: expected "version": 1`},
+		{"version a hair above 1", `{"version": 1.0000000000000001, "manifests": {}}`, `"version": 1.0000000000000001 is not a whole number`},
+		{"huge version", `{"version": 1e999999999999, "manifests": {}}`, `"version": 1e999999999999 is out of range`},
+		{"fractional size", `{"version": 1, "manifests": {"cuda/redistrib_1.json": {"sha256": "` + sha + `", "size": 1.5}}}`, `manifests["cuda/redistrib_1.json"].size: 1.5 is not a whole number: expected a byte count`},
+		{"string size", `{"version": 1, "manifests": {"cuda/redistrib_1.json": {"sha256": "` + sha + `", "size": "1"}}}`, `x.lock:1:142: invalid lock file: "size" of an entry of "manifests" is a JSON string, expected a number`},
+		{"integral version, not 1", `{"version": 2.0, "manifests": {}}`, "lock file version 2.0 is not supported: this cudapkgs reads version 1"},
 		{"wrong entry type", `{"version": 1, "manifests": {"cuda/redistrib_1.json": []}}`, `x.lock:1:56: invalid lock file: an entry of "manifests" is a JSON array, expected an object`},
 		{"unknown field", `{"version": 1, "manifests": {}, "extra": 1}`, `x.lock: invalid lock file: json: unknown field "extra"`},
 		{"trailing data", `{"version": 1, "manifests": {}} {}`, "data after the top-level object"},

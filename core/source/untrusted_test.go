@@ -6,16 +6,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cudapkgs/cudapkgs/core/manifest"
 )
 
 // Two fetches with their own caches sharing one --lock: each adds its own
@@ -162,6 +166,118 @@ func TestFetchRedirectLoopNotRetried(t *testing.T) {
 	}
 	if n := hits.Load(); n != 10 {
 		t.Errorf("%d requests, want 10 (one try, cut after 10 redirects)", n)
+	}
+}
+
+// A redirect to another scheme, or from https down to http, is refused at
+// once, not retried (issue 24: file://, ftp:// were tried 4 times); one to
+// another host over https is followed. Requests are counted on 127.0.0.1.
+func TestFetchRedirectScheme(t *testing.T) {
+	var target atomic.Value // the Location the redirecting server answers
+	var hits atomic.Int32
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Location", target.Load().(string))
+		w.WriteHeader(http.StatusFound)
+	})
+	plain := httptest.NewServer(handler)
+	defer plain.Close()
+	tls := httptest.NewTLSServer(handler)
+	defer tls.Close()
+	s := newTestServer(t)
+	want := s.serve("nv", "cuda", "12.4.1")
+	// Another https host: httptest's TLS servers share one certificate,
+	// for 127.0.0.1, so one client trusts both.
+	other := httptest.NewTLSServer(s.srv.Config.Handler)
+	defer other.Close()
+	// The default client's policy, over a transport that trusts httptest's
+	// certificate.
+	client := &http.Client{Transport: tls.Client().Transport, CheckRedirect: checkRedirect}
+
+	for _, tc := range []struct {
+		name, from, to string
+		client         Doer
+		want           string // "" when the redirect is followed
+	}{
+		{"file", plain.URL, "file:///etc/passwd", nil, "refused a redirect from " + plain.URL + "/nv/compute/cuda/redist/redistrib_12.4.1.json to file:///etc/passwd: only http and https URLs are followed"},
+		{"ftp", plain.URL, "ftp://127.0.0.1/x.json", nil, "to ftp://127.0.0.1/x.json: only http and https URLs are followed"},
+		{"data", plain.URL, "data:,{}", nil, "only http and https URLs are followed"},
+		{"https down to http", tls.URL, plain.URL + "/x.json", client, "to " + plain.URL + "/x.json: from https down to http"},
+		// net/http's own policy in a caller's client follows the redirect
+		// and fails in the transport: still refused at once.
+		{"file, caller's client", plain.URL, "file:///etc/passwd", plain.Client(), `refused file:///etc/passwd: unsupported protocol scheme "file"`},
+		{"another https host", tls.URL, other.URL + manifestPath("nv", "cuda", "12.4.1"), client, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hits.Store(0)
+			target.Store(tc.to)
+			var log syncBuffer
+			o := s.options(t, &log)
+			o.Sources.Base = tc.from + "/nv"
+			o.Client = tc.client
+			o.Products = []string{"cuda"}
+			o.Releases = map[string][]string{"cuda": {"12.4.1"}}
+			o.Attempts = 4
+			res, err := Fetch(context.Background(), o)
+			if tc.want == "" {
+				if err != nil || len(res.Manifests) != 1 || res.Manifests[0].SHA256 != EntryFor(want).SHA256 {
+					t.Fatalf("redirect to another https host not followed: %v", err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want one containing %q", err, tc.want)
+			}
+			if n := hits.Load(); n != 1 {
+				t.Errorf("%d requests to the redirecting server, want 1 (refused at once, not retried)", n)
+			}
+			if strings.Contains(log.String(), "retrying") {
+				t.Errorf("retried:\n%s", log.String())
+			}
+		})
+	}
+}
+
+// bigManifest is a well-formed manifest of n packages (about 200 bytes
+// each).
+func bigManifest(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  \"pkg%d\": {\"name\": \"p\", \"version\": \"1.0.%d\", \"linux-x86_64\": {\"relative_path\": \"p/p-%d-archive.tar.xz\", \"sha256\": \"%064x\", \"size\": \"10\"}},\n", i, i, i, i)
+	}
+	b.WriteString("  \"last\": {\"version\": \"1.0\", \"linux-x86_64\": {\"relative_path\": \"p/last.tar.xz\", \"sha256\": \"" + strings.Repeat("0", 64) + "\"}}\n}\n")
+	return b.Bytes()
+}
+
+// The time limit of a try covers the parse of what arrived (issue 24: a
+// fetch with --timeout 20s parsed for 90 s holding the cache lock): a 10 MB
+// manifest served at once from 127.0.0.1 takes about 1 s to parse, over the
+// 300 ms limit; the fetch fails naming the limit, and nothing is cached or
+// locked. (Were the download itself to take the 300 ms on a loaded
+// machine, the error names the same limit.)
+func TestFetchTimeoutCoversParse(t *testing.T) {
+	s := newTestServer(t)
+	body := bigManifest(50000)
+	s.put(manifestPath("nv", "cuda", "12.4.1"), body)
+	var log syncBuffer
+	o := s.options(t, &log)
+	o.Products = []string{"cuda"}
+	o.Releases = map[string][]string{"cuda": {"12.4.1"}}
+	o.Timeout = 300 * time.Millisecond
+	o.StallTimeout = 300 * time.Millisecond
+	o.Attempts = 1
+	_, err := Fetch(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "timed out after 300ms") {
+		t.Fatalf("error = %v, want one naming the 300ms limit", err)
+	}
+	if strings.Contains(err.Error(), "while checking") && !strings.Contains(err.Error(), "while checking the "+strconv.Itoa(len(body))+" bytes that arrived") {
+		t.Errorf("error = %v, want it to name the body's size", err)
+	}
+	cached := filepath.Join(o.CacheDir, "cuda", manifest.FileName("12.4.1"))
+	if _, err := os.Lstat(cached); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want nothing cached", cached, err)
+	}
+	if _, err := os.Lstat(o.LockFile); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want no lock file written", o.LockFile, err)
 	}
 }
 
