@@ -326,9 +326,10 @@ func (g *generator) repoBuild(r *archives.Archive) {
 // (Debian's cross gcc and Ubuntu's gcc pass it; Bazel's own Unix toolchain
 // passes -no-as-needed). NVIDIA's libraries find their siblings through
 // their own RPATH ($ORIGIN and the wheel's folders), which never reaches the
-// hub's per-library solib folders: when --as-needed drops libcublas.so.13
-// from a program that calls only cuBLASMp, libcublasmp.so.0 cannot load it,
-// and a dlopen by SONAME of a runtime edge fails the same way. Recorded in
+// hub's per-library solib folders: when --as-needed drops a library's link
+// edge from a program that calls only that library, the library cannot load
+// its edge, and a dlopen by SONAME of a runtime edge fails the same way
+// (docs/bazel.md has the real case). Recorded in
 // the program, the library is found through the program's RUNPATH and is
 // already loaded when they ask for it. The options come after the
 // libraries on Bazel's link line (user_link_flags), so they name the files
