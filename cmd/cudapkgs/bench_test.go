@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cudapkgs/cudapkgs"
@@ -15,6 +18,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 var benchTargets = []string{"linux-x86_64", "linux-sbsa", "linux-jetson", "linux-ppc64le", "windows-x86_64"}
@@ -50,10 +54,10 @@ func benchSpecs(b *testing.B) []fixup.Spec {
 
 func builtinFixers() []sdk.Fixer { return builtin.Fixers() }
 
-// BenchmarkPluginStart starts the built-in plugins (processes,
-// handshakes, Describe) and stops them.
+// BenchmarkPluginStart starts every built-in plugin (processes,
+// handshakes, Describe), as `plugins list` does, and stops them.
 func BenchmarkPluginStart(b *testing.B) {
-	specs := benchSpecs(b)
+	specs := upFront(benchSpecs(b))
 	for b.Loop() {
 		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
 		if err != nil {
@@ -169,6 +173,91 @@ func BenchmarkGenerateTree(b *testing.B) {
 	for b.Loop() {
 		if _, err := bazel.Generate(cfg, sets, emit.Options{Toolchain: builtintest.Toolchain(b)}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// upFront are specs with every built-in started by Start, as every run did
+// before issue 25: no Describe in process.
+func upFront(specs []fixup.Spec) []fixup.Spec {
+	out := slices.Clone(specs)
+	for i := range out {
+		out[i].Describe = nil
+	}
+	return out
+}
+
+// BenchmarkPluginStartOne is what one built-in plugin's start costs: its
+// process, the go-plugin handshake and its Describe through gRPC, then its
+// stop. cuDNN's, a typical product plugin.
+func BenchmarkPluginStartOne(b *testing.B) {
+	var one []fixup.Spec
+	for _, s := range upFront(benchSpecs(b)) {
+		if s.Name == "cudnn" {
+			one = append(one, s)
+		}
+	}
+	for b.Loop() {
+		h, err := fixup.Start(context.Background(), one, fixup.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	}
+}
+
+// BenchmarkDescribeInProcess is what a run pays for the built-ins' answers
+// to Describe when they are given in process (issue 25): every built-in's
+// description, checked and converted as a plugin's answer is, no process.
+func BenchmarkDescribeInProcess(b *testing.B) {
+	specs := benchSpecs(b)
+	for b.Loop() {
+		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	}
+}
+
+// BenchmarkTypicalRun is a typical run up to the fixed sets: the manifests
+// built into cudapkgs, one CUDA version (12.4.1), two platforms; the
+// built-ins started on demand (only those with packages in the sets) and,
+// for comparison, every one up front (before issue 25). "toolkit" is the
+// same with the toolkit's manifests only.
+func BenchmarkTypicalRun(b *testing.B) {
+	toolkit := b.TempDir()
+	if err := os.CopyFS(filepath.Join(toolkit, "cuda"), os.DirFS(filepath.Join(shared.Manifests(b), "cuda"))); err != nil {
+		b.Fatal(err)
+	}
+	specs := benchSpecs(b)
+	for _, m := range []struct {
+		name string
+		in   cudapkgs.Inputs
+	}{
+		{"snapshot", cudapkgs.Inputs{Sources: []cudapkgs.ManifestSource{{Name: cudapkgs.SourceSnapshot, FS: snapshot.FS}}}},
+		{"toolkit", cudapkgs.Inputs{Manifests: toolkit}},
+	} {
+		for _, s := range []struct {
+			name  string
+			specs []fixup.Spec
+		}{{"on-demand", specs}, {"up-front", upFront(specs)}} {
+			b.Run(m.name+"/"+s.name, func(b *testing.B) {
+				in := m.in
+				in.Workspace, in.Builtins = b.TempDir(), s.specs
+				in.Layers = []config.Layer{config.Literal{From: "bench", Options: config.Options{
+					CUDA: []string{"12.4.1"}, Targets: []string{"linux-x86_64", "linux-sbsa"}}}}
+				for b.Loop() {
+					r, err := cudapkgs.Evaluate(context.Background(), in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := r.Sets(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					r.Close()
+				}
+			})
 		}
 	}
 }
