@@ -13,6 +13,8 @@ import (
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
+	"github.com/cudapkgs/cudapkgs/plugins/builtin"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 // manifestsOf is a manifests folder with the given products' folders of
@@ -75,6 +77,10 @@ func TestPluginsStartedOnDemand(t *testing.T) {
 		// batch): its plugin stays unstarted.
 		{"cuSPARSELt present, not selected", manifestsOf(t, "cuda", "cudnn", "cusparselt"), "11.4.2", nil, []string{"cudnn", "redist"}},
 		{"all manifests, CUDA 11.4", all, "11.4.2", nil, []string{"cudnn", "cutensor", "nppplus", "nvpl", "redist", "tensorrt"}},
+		// The typical run, on the manifests built into cudapkgs ("" below):
+		// every built-in product has a release for 12.4.1 there, wheels
+		// included, so every built-in starts.
+		{"snapshot", "", "12.4.1", nil, builtin.Names()},
 		{"third party", manifestsOf(t, "cuda"), "12.4.1", []string{thirdParty + "=" + sum(t, thirdParty)}, []string{"redist", "thirdparty"}},
 		// Every product the shared manifests have a release of for 12.4.1;
 		// NCCL, NVSHMEM and cuFFTMp come from wheels, not there.
@@ -82,13 +88,17 @@ func TestPluginsStartedOnDemand(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(count)
-			r, err := cudapkgs.Evaluate(context.Background(), cudapkgs.Inputs{
+			in := cudapkgs.Inputs{
 				Manifests: tc.manifests,
 				Workspace: t.TempDir(),
 				Builtins:  specs,
 				Layers: []config.Layer{config.Literal{From: "test", Options: config.Options{
 					CUDA: []string{tc.cuda}, Targets: []string{"linux-x86_64", "linux-sbsa"}, Plugins: tc.plugins}}},
-			})
+			}
+			if tc.manifests == "" {
+				in.Sources = []cudapkgs.ManifestSource{{Name: cudapkgs.SourceSnapshot, FS: snapshot.FS}}
+			}
+			r, err := cudapkgs.Evaluate(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}
