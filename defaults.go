@@ -157,6 +157,8 @@ const (
 // way, and a Go program that uses the default Builtins does so with
 // ServeBuiltin. The program keeps the name it was started under (no symlink
 // resolution), so a wrapper that dispatches on its name still works. The
+// specs carry each built-in's Describe, so that a run starts only the
+// built-ins whose products it has packages of. The
 // specs are Self: on Linux the host runs them from its own image, not from
 // that path again, so that replacing the file during a run runs nothing
 // else.
@@ -167,9 +169,17 @@ func BuiltinSpecs() ([]fixup.Spec, error) {
 	}
 	var specs []fixup.Spec
 	for _, n := range builtin.Names() {
-		specs = append(specs, fixup.Spec{Name: n, Command: []string{exe, builtinCommand, builtinSubcommand, n}, Builtin: true, Self: true})
+		specs = append(specs, fixup.Spec{Name: n, Command: []string{exe, builtinCommand, builtinSubcommand, n}, Builtin: true, Self: true,
+			Describe: builtinDescribe(n)})
 	}
 	return specs, nil
+}
+
+// builtinDescribe is the built-in plugin name's answer to Describe, given in
+// this process (fixup.Spec.Describe): the host starts the plugin only when
+// the run has a batch of its products.
+func builtinDescribe(name string) func() sdk.Description {
+	return func() sdk.Description { return builtin.Plugins()[name]().Describe() }
 }
 
 func self() (string, error) {

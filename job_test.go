@@ -18,8 +18,9 @@ import (
 )
 
 // countingBuiltins start the built-in plugins as this test binary, through
-// a script that first adds a line to the file it returns: one line a plugin
-// start.
+// a script that first adds the plugin's name as a line to the file it
+// returns: one line a plugin start. Like BuiltinSpecs, they describe each
+// built-in in process, so a run starts one only for its products.
 func countingBuiltins(t *testing.T) ([]fixup.Spec, string) {
 	t.Helper()
 	exe, err := os.Executable()
@@ -35,7 +36,8 @@ func countingBuiltins(t *testing.T) ([]fixup.Spec, string) {
 	}
 	var specs []fixup.Spec
 	for _, n := range builtin.Names() {
-		specs = append(specs, fixup.Spec{Name: n, Command: []string{script, "plugin", "serve", n}, Builtin: true})
+		specs = append(specs, fixup.Spec{Name: n, Command: []string{script, "plugin", "serve", n}, Builtin: true,
+			Describe: builtin.Plugins()[n]().Describe})
 	}
 	return specs, count
 }
@@ -74,9 +76,11 @@ func TestGenerateUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The built-ins of the products with a release for 12.4.1 in the
+	// shared manifests: NCCL, NVSHMEM and cuFFTMp (wheels) have none there.
 	n := starts(t, count)
-	if first.UpToDate || first.Written == 0 || first.Unchanged != 0 || n != len(specs) {
-		t.Fatalf("first run: %+v, %d plugin starts; want files written, %d starts", first, n, len(specs))
+	if first.UpToDate || first.Written == 0 || first.Unchanged != 0 || n != len(specs)-3 {
+		t.Fatalf("first run: %+v, %d plugin starts; want files written, %d starts", first, n, len(specs)-3)
 	}
 	if _, err := os.Stat(filepath.Join(job.Out, outdir.StampFile)); err != nil {
 		t.Fatalf("no stamp: %v", err)

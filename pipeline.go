@@ -275,7 +275,8 @@ type Run struct {
 }
 
 // Evaluate loads the manifests and the configuration, starts the plugins
-// (their Describe answers say which products there are) and validates the
+// (their Describe answers say which products there are; a built-in
+// described in process waits until Sets needs it) and validates the
 // configuration against what the manifests offer. Zero fields of in mean
 // what Inputs.WithDefaults says.
 func Evaluate(ctx context.Context, in Inputs) (*Run, error) {
@@ -375,7 +376,9 @@ func evaluate(ctx context.Context, in Inputs) (_ *Run, err error) {
 }
 
 // start evaluates the configuration file and layers (no manifests needed)
-// and starts the plugins they name with the built-ins.
+// and starts the plugins they name with the built-ins; a built-in whose
+// spec describes it in process (BuiltinSpecs) is started only when Sets
+// has a batch of its products.
 func (r *Run) start(ctx context.Context) (config.Merged, error) {
 	in := r.in
 	var err error
@@ -414,8 +417,10 @@ func (r *Run) start(ctx context.Context) (config.Merged, error) {
 	return merged, nil
 }
 
-// Plugins starts the plugins a configuration names, with the built-ins,
-// describes them and stops them. It reads no manifest.
+// Plugins starts the plugins a configuration names, with the built-ins
+// (every one of them, although a run starts a built-in only for its
+// products' packages: this shows that each starts and answers), describes
+// them and stops them. It reads no manifest.
 func Plugins(ctx context.Context, in Inputs) ([]fixup.Info, error) {
 	in, err := in.WithDefaults()
 	if err != nil {
@@ -426,13 +431,17 @@ func Plugins(ctx context.Context, in Inputs) ([]fixup.Info, error) {
 		return nil, err
 	}
 	defer r.Close()
+	if err := r.host.StartAll(ctx); err != nil {
+		return nil, err
+	}
 	return r.Plugins(), nil
 }
 
 // Products starts the plugins a configuration names, with the built-ins,
 // and returns the products they describe, as Evaluate learns them (so
 // `manifests fetch` knows a third party's product by its layout), then
-// stops them. It reads no manifest.
+// stops them; the built-ins described in process are not started. It reads
+// no manifest.
 func Products(ctx context.Context, in Inputs) (fixup.Products, error) {
 	r := &Run{Warnings: &warning.List{}, in: in}
 	if _, err := r.start(ctx); err != nil {

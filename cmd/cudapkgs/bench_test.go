@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/bazel"
@@ -15,6 +20,7 @@ import (
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin/builtintest"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
+	"github.com/cudapkgs/cudapkgs/snapshot"
 )
 
 var benchTargets = []string{"linux-x86_64", "linux-sbsa", "linux-jetson", "linux-ppc64le", "windows-x86_64"}
@@ -50,10 +56,11 @@ func benchSpecs(b *testing.B) []fixup.Spec {
 
 func builtinFixers() []sdk.Fixer { return builtin.Fixers() }
 
-// BenchmarkPluginStart starts the built-in plugins (processes,
-// handshakes, Describe) and stops them.
+// BenchmarkPluginStart starts every built-in plugin (processes,
+// handshakes, Describe), as `plugins list` does, and stops them.
 func BenchmarkPluginStart(b *testing.B) {
-	specs := benchSpecs(b)
+	specs := upFront(benchSpecs(b))
+	defer reportCPU(b)()
 	for b.Loop() {
 		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
 		if err != nil {
@@ -83,6 +90,11 @@ func BenchmarkRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close()
+	// The first call starts the plugin (on demand): not what is measured.
+	if _, err := h.Call(context.Background(), batch); err != nil {
+		b.Fatal(err)
+	}
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := h.Call(context.Background(), batch); err != nil {
 			b.Fatal(err)
@@ -171,4 +183,115 @@ func BenchmarkGenerateTree(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// upFront are specs with every built-in started by Start, as every run did
+// before issue 25: no Describe in process.
+func upFront(specs []fixup.Spec) []fixup.Spec {
+	out := slices.Clone(specs)
+	for i := range out {
+		out[i].Describe = nil
+	}
+	return out
+}
+
+// BenchmarkPluginStartOne is what one built-in plugin's start costs: its
+// process, the go-plugin handshake and its Describe through gRPC, then its
+// stop. cuDNN's, a typical product plugin.
+func BenchmarkPluginStartOne(b *testing.B) {
+	var one []fixup.Spec
+	for _, s := range upFront(benchSpecs(b)) {
+		if s.Name == "cudnn" {
+			one = append(one, s)
+		}
+	}
+	defer reportCPU(b)()
+	for b.Loop() {
+		h, err := fixup.Start(context.Background(), one, fixup.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	}
+}
+
+// BenchmarkDescribeInProcess is what a run pays for the built-ins' answers
+// to Describe when they are given in process (issue 25): every built-in's
+// description, checked and converted as a plugin's answer is, no process.
+func BenchmarkDescribeInProcess(b *testing.B) {
+	specs := benchSpecs(b)
+	defer reportCPU(b)()
+	for b.Loop() {
+		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	}
+}
+
+// BenchmarkTypicalRun is a typical run up to the fixed sets: the manifests
+// built into cudapkgs, one CUDA version (12.4.1), two platforms; the
+// built-ins started on demand (only those with packages in the sets) and,
+// for comparison, every one up front (before issue 25). "toolkit" is the
+// same with the toolkit's manifests only.
+func BenchmarkTypicalRun(b *testing.B) {
+	toolkit := b.TempDir()
+	if err := os.CopyFS(filepath.Join(toolkit, "cuda"), os.DirFS(filepath.Join(shared.Manifests(b), "cuda"))); err != nil {
+		b.Fatal(err)
+	}
+	specs := benchSpecs(b)
+	for _, m := range []struct {
+		name string
+		in   cudapkgs.Inputs
+	}{
+		{"snapshot", cudapkgs.Inputs{Sources: []cudapkgs.ManifestSource{{Name: cudapkgs.SourceSnapshot, FS: snapshot.FS}}}},
+		{"toolkit", cudapkgs.Inputs{Manifests: toolkit}},
+	} {
+		for _, s := range []struct {
+			name  string
+			specs []fixup.Spec
+		}{{"on-demand", specs}, {"up-front", upFront(specs)}} {
+			b.Run(m.name+"/"+s.name, func(b *testing.B) {
+				in := m.in
+				in.Workspace, in.Builtins = b.TempDir(), s.specs
+				in.Layers = []config.Layer{config.Literal{From: "bench", Options: config.Options{
+					CUDA: []string{"12.4.1"}, Targets: []string{"linux-x86_64", "linux-sbsa"}}}}
+				defer reportCPU(b)()
+				for b.Loop() {
+					r, err := cudapkgs.Evaluate(context.Background(), in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := r.Sets(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					r.Close()
+				}
+			})
+		}
+	}
+}
+
+// reportCPU, deferred before a benchmark's loop, adds the CPU time per
+// operation of this process and of the plugin processes it started and
+// waited for: on a shared, loaded machine what a start costs shows there
+// more steadily than in the wall time.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime(b)
+	return func() {
+		b.ReportMetric(float64((cpuTime(b)-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}
+
+func cpuTime(b *testing.B) time.Duration {
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(who, &ru); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return total
 }

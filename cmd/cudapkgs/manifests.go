@@ -113,9 +113,10 @@ func (f *fetchFlags) bind(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.pluginTimeout, "plugin-timeout", 30*time.Second, "deadline of each plugin's start and Describe call")
 }
 
-// described starts the built-in plugins and those the configuration
-// declares, and returns the products they describe: the same products, with
-// the same layouts, as a run reads.
+// described takes the built-in plugins' descriptions in process (no
+// process started), starts those the configuration declares, and returns
+// the products they describe: the same products, with the same layouts, as
+// a run reads.
 func (f *fetchFlags) described(ctx context.Context) (fixup.Products, error) {
 	if f.pluginTimeout <= 0 {
 		return fixup.Products{}, usagef("--plugin-timeout %v: expected a positive duration such as 30s", f.pluginTimeout)

@@ -51,6 +51,24 @@ func (h *Host) Apply(ctx context.Context, cfg *config.Config, in []*pkgset.Set) 
 			jobs = append(jobs, job{s, b, r})
 		}
 	}
+	// The plugins started on demand that some batch needs, each once and
+	// all in parallel, before any call: a product no set holds leaves its
+	// plugin unstarted.
+	var need []*running
+	for _, j := range jobs {
+		if j.r.declared && !slices.Contains(need, j.r) {
+			need = append(need, j.r)
+		}
+	}
+	live, err := h.startAll(ctx, need)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := range jobs {
+		if p, ok := live[j.r]; ok {
+			jobs[i].r = p
+		}
+	}
 	results := make([]*sdk.Result, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(h.opts.Parallel)

@@ -3,6 +3,7 @@ package fixup
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,16 @@ type Spec struct {
 	// executed by path (docs/plugin-protocol.md). A Builtin spec without
 	// Self (a test's stand-in) runs Command[0] by path.
 	Self bool
+	// Describe, for a built-in only, is the plugin's answer to Describe
+	// given in this process: a built-in is this program's own code, so its
+	// products are known without starting it. Start checks that answer as
+	// it checks a started plugin's and leaves the process unstarted; Apply
+	// and Call start it (in parallel with the others they need) when they
+	// have a batch of one of its products, and StartAll when asked. Once
+	// started, the plugin must answer Describe the same. A run that selects
+	// none of its products never pays for its start (issue 25). A third
+	// party's plugin has none: its products are known only from its answer.
+	Describe func() sdk.Description
 }
 
 // Options tune the host. Zero values mean the defaults.
@@ -76,6 +87,10 @@ type Host struct {
 	opts      Options
 	plugins   []*running
 	byProduct map[string]*running
+	// mu guards closed and every declared plugin's live: a start on
+	// demand that ends after Close stops its process again.
+	mu     sync.Mutex
+	closed bool
 }
 
 // Info describes a running plugin, for `cudapkgs plugins list`.
@@ -112,11 +127,20 @@ type running struct {
 	ctty, tty *os.File
 	done      chan struct{}
 	once      sync.Once
+	// declared: the spec's Describe gave desc, and the process is started
+	// on demand (Host.live); live is it once started, under Host.mu, and
+	// starting serialises the starts of this plugin.
+	declared bool
+	live     *running
+	starting sync.Mutex
 }
 
 // kill stops the plugin and releases what its start held.
 func (r *running) kill() {
 	r.once.Do(func() {
+		if r.live != nil {
+			r.live.kill()
+		}
 		if r.proc != nil {
 			// Not left to client.Kill alone: that waits for a start in
 			// progress, which only the process's end cuts short.
@@ -208,11 +232,22 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	}
 	h := &Host{opts: opts, byProduct: map[string]*running{}}
 	h.plugins = make([]*running, len(specs))
-	// This program's own image, opened once for every Self plugin: the
-	// bytes the host runs are the bytes its built-ins run.
+	// The built-ins described in process: checked now, started on demand.
+	for i, s := range specs {
+		if s.Describe == nil {
+			continue
+		}
+		r, err := declared(s)
+		if err != nil {
+			return nil, err
+		}
+		h.plugins[i] = r
+	}
+	// This program's own image, opened once for every Self plugin started
+	// now: the bytes the host runs are the bytes its built-ins run.
 	var self *selfImage
 	for _, s := range specs {
-		if s.Self && self == nil {
+		if s.Self && s.Describe == nil && self == nil {
 			var err error
 			if self, err = openSelf(); err != nil {
 				return nil, fmt.Errorf("plugin %s: opening this program's own image to start it: %w", s.Name, err)
@@ -225,6 +260,9 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	// ends with the first error, not after the slowest start.
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range specs {
+		if h.plugins[i] != nil {
+			continue
+		}
 		g.Go(func() error {
 			r, err := h.start(gctx, s, self)
 			h.plugins[i] = r
@@ -256,6 +294,167 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 		}
 	}
 	return h, nil
+}
+
+// declared is a built-in from its Describe in this process, checked as a
+// started plugin's answer is, its process not started.
+func declared(s Spec) (*running, error) {
+	r := &running{spec: s, stderr: newTail(stderrTailLines), declared: true}
+	if !s.Builtin {
+		return nil, fmt.Errorf("plugin %s: only a built-in is described in process; a third party's plugin is started and asked", s.Name)
+	}
+	d := s.Describe()
+	d.ProtocolVersion = sdk.ProtocolVersion
+	err := checkDescription(d)
+	if err == nil {
+		r.products, err = convertFacts(d)
+	}
+	if err == nil {
+		r.renames, err = parseRenames(d)
+	}
+	if err != nil {
+		return nil, r.wrap("Describe (in process)", err)
+	}
+	r.desc = d
+	return r, nil
+}
+
+// errClosed is a start on demand after the host was closed.
+var errClosed = errors.New("the plugin host is closed")
+
+// ensure is r's process, started now if r is declared and not started
+// yet. A declared plugin's answer to Describe must be the one it gave in
+// process, which the run has used since Start.
+func (h *Host) ensure(ctx context.Context, r *running) (*running, error) {
+	if !r.declared {
+		return r, nil
+	}
+	r.starting.Lock()
+	defer r.starting.Unlock()
+	h.mu.Lock()
+	live, closed := r.live, h.closed
+	h.mu.Unlock()
+	switch {
+	case live != nil:
+		return live, nil
+	case closed:
+		return nil, r.wrap("start", errClosed)
+	}
+	var self *selfImage
+	if r.spec.Self {
+		var err error
+		if self, err = openSelf(); err != nil {
+			return nil, fmt.Errorf("plugin %s: opening this program's own image to start it: %w", r.spec.Name, err)
+		}
+		// The started plugin holds its own copy of the descriptor.
+		defer self.close()
+	}
+	spec := r.spec
+	spec.Describe = nil
+	p, err := h.start(ctx, spec, self)
+	if err != nil {
+		return nil, err
+	}
+	if !sameDescription(r.desc, p.desc) {
+		err := p.wrap("Describe", errors.New("answered other than the same plugin described in this process (is the program started as the plugin this very cudapkgs?)"))
+		p.kill()
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		p.kill()
+		return nil, r.wrap("start", errClosed)
+	}
+	r.live = p
+	return p, nil
+}
+
+// startAll starts the declared plugins among rs that are not started yet,
+// in parallel: the first failure ends the others' starts.
+func (h *Host) startAll(ctx context.Context, rs []*running) (map[*running]*running, error) {
+	live := make([]*running, len(rs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, r := range rs {
+		g.Go(func() error {
+			p, err := h.ensure(gctx, r)
+			live[i] = p
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[*running]*running, len(rs))
+	for i, r := range rs {
+		out[r] = live[i]
+	}
+	return out, nil
+}
+
+// StartAll starts every plugin Start left to be started on demand, in
+// parallel: `plugins list` shows that each starts and answers.
+func (h *Host) StartAll(ctx context.Context) error {
+	_, err := h.startAll(ctx, h.plugins)
+	return err
+}
+
+// sameDescription: a and b say the same, whatever empty lists the wire
+// turned into nil.
+func sameDescription(a, b sdk.Description) bool {
+	ca, errA := canonical(a)
+	cb, errB := canonical(b)
+	return errA == nil && errB == nil && ca == cb
+}
+
+// canonical is d as JSON without its empty values.
+func canonical(d sdk.Description) (string, error) {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return "", err
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return "", err
+	}
+	data, err = json.Marshal(pruneEmpty(v))
+	return string(data), err
+}
+
+func pruneEmpty(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e = pruneEmpty(e); e == nil {
+				delete(v, k)
+			} else {
+				v[k] = e
+			}
+		}
+		if len(v) == 0 {
+			return nil
+		}
+	case []any:
+		for i := range v {
+			v[i] = pruneEmpty(v[i])
+		}
+		if len(v) == 0 {
+			return nil
+		}
+	case string:
+		if v == "" {
+			return nil
+		}
+	case bool:
+		if !v {
+			return nil
+		}
+	case float64:
+		if v == 0 {
+			return nil
+		}
+	}
+	return v
 }
 
 func (h *Host) start(ctx context.Context, s Spec, self *selfImage) (*running, error) {
@@ -350,6 +549,9 @@ func (h *Host) start(ctx context.Context, s Spec, self *selfImage) (*running, er
 
 // Close stops every plugin.
 func (h *Host) Close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
 	for _, r := range h.plugins {
 		if r != nil {
 			r.kill()
@@ -382,6 +584,10 @@ func (h *Host) Call(ctx context.Context, b *sdk.Batch) (*sdk.Result, error) {
 	r, ok := h.byProduct[b.Product]
 	if !ok {
 		return nil, fmt.Errorf("no plugin fixes product %s (plugins: %s)", b.Product, h.names())
+	}
+	r, err := h.ensure(ctx, r)
+	if err != nil {
+		return nil, err
 	}
 	res, err := h.call(ctx, r, b)
 	if err != nil {
