@@ -60,6 +60,12 @@ func builtinFixers() []sdk.Fixer { return builtin.Fixers() }
 // handshakes, Describe), as `plugins list` does, and stops them.
 func BenchmarkPluginStart(b *testing.B) {
 	specs := upFront(benchSpecs(b))
+	startClose(b, specs)
+}
+
+// startClose starts specs and closes the host, once per iteration, with the
+// CPU of the host and its plugin processes reported.
+func startClose(b *testing.B, specs []fixup.Spec) {
 	defer reportCPU(b)()
 	for b.Loop() {
 		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
@@ -220,14 +226,7 @@ func BenchmarkPluginStartOne(b *testing.B) {
 // description, checked and converted as a plugin's answer is, no process.
 func BenchmarkDescribeInProcess(b *testing.B) {
 	specs := benchSpecs(b)
-	defer reportCPU(b)()
-	for b.Loop() {
-		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		h.Close()
-	}
+	startClose(b, specs)
 }
 
 // BenchmarkTypicalRun is a typical run up to the fixed sets: the manifests

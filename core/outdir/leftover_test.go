@@ -171,15 +171,7 @@ func TestKilledRunsSaves(t *testing.T) {
 				} else if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp}); err != nil {
 					t.Fatal(err)
 				}
-				for p, want := range tt.want {
-					b, err := os.ReadFile(filepath.Join(dir, p))
-					switch {
-					case want == "" && !os.IsNotExist(err):
-						t.Errorf("%s: %q, %v; want no file", p, b, err)
-					case want != "" && string(b) != want:
-						t.Errorf("%s = %q, %v; want %q", p, b, err, want)
-					}
-				}
+				checkFiles(t, dir, tt.want)
 				only(t, root, "out")
 			})
 		}

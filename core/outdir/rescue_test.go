@@ -82,19 +82,25 @@ func TestRescueNewestWins(t *testing.T) {
 			if _, err := Write(context.Background(), dir, tree, Options{Stamp: stamp, step: step}); err != nil {
 				t.Fatal(err)
 			}
-			for p, want := range tt.want {
-				b, err := os.ReadFile(filepath.Join(dir, p))
-				switch {
-				case want == "" && !os.IsNotExist(err):
-					t.Errorf("%s: %q, %v; want no file", p, b, err)
-				case want != "" && string(b) != want:
-					t.Errorf("%s = %q, %v; want %q", p, b, err, want)
-				}
-			}
+			checkFiles(t, dir, tt.want)
 			if got := read(t, filepath.Join(dir, "BUILD.bazel")); got != string(gen("hub new")) {
 				t.Errorf("BUILD.bazel = %q", got)
 			}
 			only(t, root, "out")
 		})
+	}
+}
+
+// checkFiles holds dir's files to want: path to content, "" for no file.
+func checkFiles(t *testing.T, dir string, want map[string]string) {
+	t.Helper()
+	for p, w := range want {
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		switch {
+		case w == "" && !os.IsNotExist(err):
+			t.Errorf("%s: %q, %v; want no file", p, b, err)
+		case w != "" && string(b) != w:
+			t.Errorf("%s = %q, %v; want %q", p, b, err, w)
+		}
 	}
 }
