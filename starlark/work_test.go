@@ -1,0 +1,134 @@
+package starlark
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// evalSteps evaluates src as cudapkgs.star under a step budget and returns
+// the formatted error ("" for none).
+func evalSteps(t *testing.T, ctx context.Context, steps uint64, print func(), src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cudapkgs.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := interp(t, dir)
+	in.MaxSteps = steps
+	if print != nil {
+		in.Print = func(string, string) { print() }
+	}
+	_, err := in.EvalConfig(ctx, filepath.Join(dir, "cudapkgs.star"))
+	if err == nil {
+		return ""
+	}
+	return FormatError(err)
+}
+
+// Builtins and operators whose work grows with their operands charge it to
+// the step budget: a few calls over large values spend a budget of a
+// million steps, which the interpreter alone counted as a few dozen steps
+// (the issue's loops of sorted, in and count ran without any limit).
+func TestBuiltinWorkIsCharged(t *testing.T) {
+	for _, tt := range []struct{ name, src, want string }{
+		{"sorted", "x = list(range(100000))\nfor i in range(10):\n    sorted(x)\n", "sorted() would take"},
+		{"in", "x = list(range(200000))\nfor i in range(10):\n    if -1 in x:\n        pass\n", "int in list would take"},
+		{"not in", "x = [\"ab\"] * 200000\nfor i in range(10):\n    if \"cd\" not in x:\n        pass\n", "string not in list would take"},
+		{"count", "s = \"a\" * 10000000\nfor i in range(10):\n    s.count(\"b\")\n", "str.count would take"},
+		{"str", "x = [[1] * 1000] * 1000\nfor i in range(10):\n    str(x)\n", "str() would take"},
+		{"percent", "x = [[1] * 1000] * 1000\nfor i in range(10):\n    \"%s\" % (x,)\n", "formatting a string with % would take"},
+		{"join", "x = [\"a\" * 1000] * 10000\nfor i in range(10):\n    \"\".join(x)\n", "str.join would take"},
+		{"hash", "s = \"a\" * 10000000\nd = {}\nfor i in range(10):\n    d.get(s)\n", "dict.get would take"},
+		{"equal", "s = \"a\" * 10000000\nt = \"a\" * 10000000\nfor i in range(10):\n    if s == t:\n        pass\n", "string == string would take"},
+		{"index", "x = list(range(200000))\nfor i in range(10):\n    x.index(199999)\n", "list.index would take"},
+		{"max", "for i in range(10):\n    max(range(1000000))\n", "max() would take"},
+		{"int product", "def f():\n    x = 3\n    for i in range(40):\n        x = x * x\nf()\n", "int * int would take"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := evalSteps(t, context.Background(), 1_000_000, nil, tt.src)
+			if !strings.Contains(msg, "step budget exhausted (1000000 steps): "+tt.want) {
+				t.Errorf("got %q\nwant step budget exhausted (1000000 steps): %s…", msg, tt.want)
+			}
+		})
+	}
+}
+
+// str() of a list nested a million levels deep is linear (go.starlark.net's
+// own printer is quadratic in the depth: the issue's run went past 120 s)
+// and prints what go.starlark.net prints; cycles print as "...".
+func TestPrintDeepAndCyclic(t *testing.T) {
+	src := `
+def deep(n):
+    x = []
+    for i in range(n):
+        x = [x]
+    return x
+s = str(deep(1000000))
+if len(s) != 2000002 or s[:3] != "[[[" or s[-3:] != "]]]":
+    fail(len(s))
+a = [1]
+a.append(a)
+d = {"k": (1, "x")}
+d["self"] = d
+e = {}
+checks = [
+    (str(a), "[1, [...]]"),
+    (repr(d), '{"k": (1, "x"), "self": {...}}'),
+    (str([(1,), {1: [2]}, set([3]), struct(b = [1], a = "q"), "s", None, True, 1.5, 1 << 100, len]),
+     '[(1,), {1: [2]}, set([3]), struct(a = "q", b = [1]), "s", None, True, 1.5, 1267650600228229401496703205376, <built-in function len>]'),
+    ("%s|%r|%s" % ([1], ["a\n"], "b"), '[1]|["a\\n"]|b'),
+    ("%(k)s" % {"k": [1]}, "[1]"),
+    ("{}{!r}{x}".format([1], "a", x = (2,)), '[1]"a"(2,)'),
+    (str(e), "{}"),
+]
+for got, want in checks:
+    if got != want:
+        fail("got %s, want %s" % (got, want))
+`
+	if msg := evalSteps(t, context.Background(), 0, nil, src); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// Cancelling the run's context (Ctrl-C) stops printing a deep value: the
+// evaluation returns, with the cancellation. The context is cancelled a
+// moment after the loop starts, in the middle of a str(): go.starlark.net's
+// printer never looked at the cancellation, and the issue's Ctrl-C did not
+// stop it.
+func TestCancelStopsPrinting(t *testing.T) {
+	src := `
+def f():
+    x = []
+    for i in range(1000000):
+        x = [x]
+    print("go")
+    for i in range(1000):
+        s = str(x)
+f()
+`
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := errors.New("interrupted")
+	done := make(chan string, 1)
+	go func() {
+		done <- evalSteps(t, ctx, 1<<50, func() {
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				cancel(stop)
+			}()
+		}, src)
+	}()
+	select {
+	case msg := <-done:
+		if !strings.Contains(msg, "Starlark computation cancelled: interrupted") {
+			t.Errorf("got %q, want the cancellation", msg)
+		}
+	case <-time.After(2 * time.Minute): // a backstop, far past any run: the assertion is that it returns
+		t.Fatal("the cancelled evaluation did not return")
+	}
+}
