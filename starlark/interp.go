@@ -264,6 +264,9 @@ func (r *run) exec(mod string, src []byte) (sl.StringDict, error) {
 	}
 	th := r.thread(mod)
 	defer r.done(th)
+	if err := checkDigits(mod, src); err != nil {
+		return nil, err
+	}
 	f, err := fileOptions.Parse(mod, src, 0)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func TestStarFilesMustBeRegularAndSmall(t *testing.T) {
 
 // A run's memory budget is lowered to what the process can get: with 300
 // MiB of address space left, the default 1 GiB budget would end in a Go
-// crash; the run gets (300 MiB - headroom) / 2 and says why.
+// crash; the run gets (300 MiB - headroom) / 4 and says why.
 func TestMemoryBudgetWithinProcessLimits(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "cudapkgs.star")
@@ -70,7 +70,7 @@ func TestMemoryBudgetWithinProcessLimits(t *testing.T) {
 		return memoryLimit{avail: 300 << 20, what: "the address-space limit (RLIMIT_AS) of 2.0 GiB"}
 	}
 	_, err := in.EvalConfig(context.Background(), file)
-	want := "cudapkgs.star:1:9: memory budget exhausted: repeating a string 104857600 times would allocate 100.0 MiB, and the run has 86.0 MiB left of its 86.0 MiB budget (lowered from 1.0 GiB --starlark-memory: the address-space limit (RLIMIT_AS) of 2.0 GiB leaves 300.0 MiB to this process)"
+	want := "cudapkgs.star:1:9: memory budget exhausted: repeating a string 104857600 times would allocate 100.0 MiB, and the run has 43.0 MiB left of its 43.0 MiB budget (lowered from 1.0 GiB --starlark-memory: the address-space limit (RLIMIT_AS) of 2.0 GiB leaves 300.0 MiB to this process)"
 	if msg := FormatError(err); !strings.HasPrefix(msg, want) {
 		t.Errorf("got %s\nwant %s", msg, want)
 	}

@@ -105,6 +105,20 @@ func (m *memory) stop() { m.stopOnce.Do(func() { close(m.done) }) }
 // reserve refuses an operation that would allocate about n bytes when the
 // budget has not that much left.
 func (m *memory) reserve(n int64, what string) error {
+	if m.fits(n) {
+		return nil
+	}
+	return m.refuse(n, what)
+}
+
+// fits says whether n bytes fit in what the budget has left: the check
+// before an operation's name is formatted for refuse.
+func (m *memory) fits(n int64) bool {
+	return m == nil || n <= 0 || n <= m.budget-max(m.grown.Load(), 0)
+}
+
+// refuse is reserve's error.
+func (m *memory) refuse(n int64, what string) error {
 	if m == nil || n <= 0 {
 		return nil
 	}
@@ -187,6 +201,9 @@ func checkBinary(m *memory, op syntax.Token, x, y sl.Value) error {
 		}
 		if a, ok := seq.(sl.Int); ok {
 			// The product of two integers is as long as both.
+			if err := checkIntBits(intBits(a)+intBits(c), "multiplying integers"); err != nil {
+				return err
+			}
 			return m.reserve(8*(intWords(a)+intWords(c)), "multiplying integers")
 		}
 		n, ok := c.Int64()
@@ -196,9 +213,36 @@ func checkBinary(m *memory, op syntax.Token, x, y sl.Value) error {
 		if n <= 1 {
 			return nil
 		}
-		return m.reserve(satMul(sizeOf(seq), n), fmt.Sprintf("repeating a %s %d times", seq.Type(), n))
+		if size := satMul(sizeOf(seq), n); !m.fits(size) {
+			return m.refuse(size, fmt.Sprintf("repeating a %s %d times", seq.Type(), n))
+		}
+		return nil
+	case syntax.LTLT:
+		if a, ok := x.(sl.Int); ok {
+			if n, ok := y.(sl.Int); ok {
+				if k, ok := n.Int64(); ok && k > 0 {
+					return checkIntBits(intBits(a)+min(k, 1<<40), "shifting an integer")
+				}
+			}
+		}
+		return nil
+	case syntax.MINUS:
+		if a, ok := x.(sl.Int); ok {
+			if b, ok := y.(sl.Int); ok {
+				return checkIntBits(max(intBits(a), intBits(b))+1, "subtracting integers")
+			}
+		}
+		return nil
 	case syntax.PLUS, syntax.PIPE:
-		return m.reserve(sizeOf(x)+sizeOf(y), fmt.Sprintf("%s %s %s", x.Type(), op, y.Type()))
+		if a, ok := x.(sl.Int); ok && op == syntax.PLUS {
+			if b, ok := y.(sl.Int); ok {
+				return checkIntBits(max(intBits(a), intBits(b))+1, "adding integers")
+			}
+		}
+		if size := sizeOf(x) + sizeOf(y); !m.fits(size) {
+			return m.refuse(size, fmt.Sprintf("%s %s %s", x.Type(), op, y.Type()))
+		}
+		return nil
 	case syntax.PERCENT:
 		f, ok := x.(sl.String)
 		if !ok {
@@ -227,6 +271,29 @@ func checkBinary(m *memory, op syntax.Token, x, y sl.Value) error {
 	return nil
 }
 
+// maxIntBits caps the integers a run makes: arithmetic on an integer is
+// linear in its length (multiplication and decimal conversion worse), and
+// operations with a literal operand are not guarded (rewrite.go), so their
+// work is bounded only by this cap. A million bits is 315,653 decimal
+// digits: no configuration comes near.
+const maxIntBits = 1 << 20
+
+// checkIntBits refuses an integer result of bits bits past maxIntBits.
+func checkIntBits(bits int64, what string) error {
+	if bits <= maxIntBits {
+		return nil
+	}
+	return &budgetError{fmt.Sprintf("integer too large: %s would make an integer of %d bits, over the limit of %d bits", what, bits, maxIntBits)}
+}
+
+// intBits is the length of an integer in bits.
+func intBits(x sl.Int) int64 {
+	if _, ok := x.Int64(); ok {
+		return 64
+	}
+	return int64(x.BigInt().BitLen())
+}
+
 // Names of the builtins the rewritten source calls. A file that uses a name
 // with this prefix is refused, so that none can be shadowed.
 const guardPrefix = "_cudapkgs_"
@@ -236,7 +303,7 @@ const guardPrefix = "_cudapkgs_"
 // operands (step budget, work.go).
 var opNames = map[syntax.Token]string{
 	syntax.STAR: "mul", syntax.PLUS: "add", syntax.PERCENT: "mod",
-	syntax.MINUS: "sub", syntax.PIPE: "or", syntax.AMP: "and", syntax.CIRCUMFLEX: "xor", syntax.SLASHSLASH: "div",
+	syntax.MINUS: "sub", syntax.PIPE: "or", syntax.LTLT: "shl", syntax.AMP: "and", syntax.CIRCUMFLEX: "xor", syntax.SLASHSLASH: "div",
 	syntax.IN: "in", syntax.NOT_IN: "notin",
 	syntax.EQL: "eq", syntax.NEQ: "ne", syntax.LT: "lt", syntax.GT: "gt", syntax.LE: "le", syntax.GE: "ge",
 }
@@ -268,7 +335,15 @@ func checkOp(th *sl.Thread, op syntax.Token, x, y sl.Value) (sl.Value, error) {
 			}
 		}
 	}
-	if w := binaryWork(op, x, y, r.stepsLeft(th)); w > 16 {
+	// Most operands are small: a walk bounded by smallWork says so
+	// without reading the budget.
+	if w := binaryWork(op, x, y, smallWork); w > smallWork {
+		if w = binaryWork(op, x, y, r.stepsLeft(th)); true {
+			if err := r.chargeWork(th, w, fmt.Sprintf("%s %s %s", x.Type(), op, y.Type())); err != nil {
+				return nil, err
+			}
+		}
+	} else if w > 16 {
 		if err := r.chargeWork(th, w, fmt.Sprintf("%s %s %s", x.Type(), op, y.Type())); err != nil {
 			return nil, err
 		}
@@ -326,11 +401,8 @@ func (g guardedValue) Attr(name string) (sl.Value, error) {
 	inner := m.(sl.Callable)
 	recv := g.v
 	return sl.NewBuiltin(name, func(th *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-		what := recv.Type() + "." + name
-		if _, ok := recv.(sl.String); ok {
-			what = "str." + name
-		}
 		if s, ok := recv.(sl.String); ok && name == "format" {
+			what := methodName(recv, name)
 			var err error
 			if args, err = printableArgs(th, args, what); err != nil {
 				return nil, err
@@ -351,20 +423,22 @@ func (g guardedValue) Attr(name string) (sl.Value, error) {
 				return nil, err
 			}
 		}
-		if err := memOf(th).reserve(methodSize(th, recv, name, args), what); err != nil {
-			return nil, err
+		if m, size := memOf(th), methodSize(th, recv, name, args); !m.fits(size) {
+			return nil, m.refuse(size, methodName(recv, name))
 		}
-		units, err := builtinWork(th, recv, name, args, kwargs)
-		if err != nil {
+		if err := chargeBuiltin(th, recv, name, args, kwargs); err != nil {
 			return nil, err
-		}
-		if units > 16 {
-			if err := work(th, units, what); err != nil {
-				return nil, err
-			}
 		}
 		return sl.Call(th, inner, args, kwargs)
 	}), nil
+}
+
+// methodName is how messages name a method: str.join, list.index.
+func methodName(recv sl.Value, name string) string {
+	if _, ok := recv.(sl.String); ok {
+		return "str." + name
+	}
+	return recv.Type() + "." + name
 }
 
 // methodSize is what a method call allocates, about.
@@ -467,14 +541,8 @@ func guardUniverse(name string, perElem int64) *sl.Builtin {
 				return nil, err
 			}
 		}
-		units, err := builtinWork(th, nil, name, args, kwargs)
-		if err != nil {
+		if err := chargeBuiltin(th, nil, name, args, kwargs); err != nil {
 			return nil, err
-		}
-		if units > 16 {
-			if err := work(th, units, name+"()"); err != nil {
-				return nil, err
-			}
 		}
 		return sl.Call(th, inner, args, kwargs)
 	})

@@ -102,12 +102,35 @@ func work(th *sl.Thread, units int64, what string) error {
 	return nil
 }
 
-// limitOf is what a walk that estimates work may walk: the steps left.
-func limitOf(th *sl.Thread) int64 {
-	if r := runOf(th); r != nil {
-		return r.stepsLeft(th)
+// maxIntDigits is how many decimal digits make maxIntBits, about (a sign,
+// a prefix and leading zeros aside).
+const maxIntDigits = maxIntBits*30103/100000 + 2
+
+// smallWork is the work below which an operation is not charged (it is
+// part of the step that does it), and the bound of the first, cheap,
+// estimate of an operation's work.
+const smallWork = 256
+
+// chargeBuiltin charges the work of a builtin or method call: a first
+// estimate bounded by smallWork, and, past it, one bounded by what the
+// budget has left.
+func chargeBuiltin(th *sl.Thread, recv sl.Value, name string, args sl.Tuple, kwargs []sl.Tuple) error {
+	r := runOf(th)
+	if r == nil {
+		return nil
 	}
-	return 1 << 62
+	units, err := builtinWork(recv, name, args, kwargs, smallWork)
+	if err != nil || units <= smallWork {
+		return err
+	}
+	if units, err = builtinWork(recv, name, args, kwargs, r.stepsLeft(th)); err != nil {
+		return err
+	}
+	what := name + "()"
+	if recv != nil {
+		what = methodName(recv, name)
+	}
+	return r.chargeWork(th, units, what)
 }
 
 // weight estimates the work of traversing v (hashing it, comparing it with
@@ -354,8 +377,7 @@ func intWords(x sl.Int) int64 {
 
 // builtinWork is the work and the memory of a call of a universe builtin
 // or a method (recv is the receiver, nil for a function), before it runs.
-func builtinWork(th *sl.Thread, recv sl.Value, name string, args sl.Tuple, kwargs []sl.Tuple) (units int64, err error) {
-	limit := limitOf(th)
+func builtinWork(recv sl.Value, name string, args sl.Tuple, kwargs []sl.Tuple, limit int64) (units int64, err error) {
 	arg := func(i int) sl.Value {
 		if i < len(args) {
 			return args[i]
@@ -398,6 +420,9 @@ func builtinWork(th *sl.Thread, recv sl.Value, name string, args sl.Tuple, kwarg
 		case "int":
 			// Decimal digits to binary: quadratic in Go's math/big.
 			if s, ok := arg(0).(sl.String); ok {
+				if digits := int64(len(s)); digits > maxIntDigits {
+					return 0, &budgetError{fmt.Sprintf("integer too large: int() of a string of %d characters, over the limit of %d digits (%d bits)", digits, maxIntDigits, maxIntBits)}
+				}
 				words := int64(len(s))/19 + 1
 				return words * words / 64, nil
 			}
