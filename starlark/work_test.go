@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sl "go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 )
 
 // evalSteps evaluates src as cudapkgs.star under a step budget and returns
@@ -152,5 +155,34 @@ func TestIntegerLimits(t *testing.T) {
 	in := interp(t, t.TempDir())
 	if _, err := Query(context.Background(), in, strings.Repeat("1", 400000), nil); err == nil || !strings.HasPrefix(FormatError(err), "<expr>:1:1: a run of more than") {
 		t.Errorf("query: %.200v", err)
+	}
+}
+
+// This package's printer writes what go.starlark.net's writes, cycles
+// included.
+func TestRenderMatchesStarlark(t *testing.T) {
+	src := `
+a = [1, "x\n\"", None]
+a.append(a)
+d = {"k": a, (1, 2): [d0 for d0 in range(3)]}
+d["self"] = d
+l = [d, {"in": d}, [a, [a]]]
+e = {}
+e[1] = [e, {2: e}]
+values = [a, d, l, e, (1,), (), [], {}, set([1, "b"]), struct(z = [a], y = d), 1 << 70, -5, 1.5, True, b"\x01", len, range(3), "s\t"]
+`
+	th := &sl.Thread{}
+	env := sl.StringDict{"struct": sl.NewBuiltin("struct", starlarkstruct.Make)}
+	g, err := sl.ExecFileOptions(fileOptions, th, "v.star", src, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := g["values"].(*sl.List)
+	for i := range values.Len() {
+		v := values.Index(i)
+		got, err := render(th, v, true, "repr()")
+		if err != nil || got != v.String() {
+			t.Errorf("value %d: got %s (%v)\nwant %s", i, got, err, v.String())
+		}
 	}
 }
