@@ -23,18 +23,22 @@ const DefaultMaxMemory = 1 << 30
 //
 //   - Single operations that could allocate a lot in one step are checked
 //     before they run, against what the budget has left: sequence repetition
-//     and concatenation (x * n, x + y, and their augmented forms), string
-//     formatting (%, .format), str.replace and str.join, str() and repr(),
-//     and the constructors that preallocate from their argument's length
-//     (list, tuple, dict, set, sorted, enumerate, zip). The source is
-//     rewritten before it is compiled so that the operators go through a
-//     check; the results are the same.
+//     and concatenation (x * n, x + y, and their augmented forms), integer
+//     products, string formatting (%, .format), the string, list, dict and
+//     set methods whose result can outgrow their inputs (join, replace,
+//     split, items, ...; methodSize), printing (render.go), and the
+//     constructors that preallocate from their argument's length (list,
+//     tuple, dict, set, sorted, enumerate, zip). The source is rewritten
+//     before it is compiled so that the operators and those methods go
+//     through a check (rewrite.go); the results are the same. The same
+//     checks charge the operations' work to the step budget (work.go).
 //   - Growth made of many small steps (a loop appending) is measured: a
 //     watcher samples the process's heap while the run lasts and cancels
 //     every thread of the run when the heap has grown by more than the
 //     budget (after a garbage collection confirms it).
 //
-// Either way the run stops with the file and line where it was.
+// Either way the run stops with the file and line where it was. The budget
+// itself is lowered to what the process can get (limits.go).
 
 const memoryReason = "memory budget exhausted"
 
