@@ -2,7 +2,6 @@ package starlark
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"math/bits"
@@ -77,17 +76,11 @@ func (r *run) stepsLeft(th *sl.Thread) int64 {
 	return int64(min(r.budget-r.used, 1<<62))
 }
 
-// budgetError is a spent step budget met by an operation before it ran.
+// budgetError is a spent budget (steps, or the integer cap) met by an
+// operation before it ran.
 type budgetError struct{ msg string }
 
 func (e *budgetError) Error() string { return e.msg }
-
-// IsBudgetError reports whether err is, or wraps, a refusal by the step or
-// memory budget (rather than an error of the user's code).
-func IsBudgetError(err error) bool {
-	var b *budgetError
-	return errors.As(err, &b)
-}
 
 func runOf(th *sl.Thread) *run {
 	r, _ := th.Local(localRun).(*run)
@@ -138,7 +131,11 @@ func chargeBuiltin(th *sl.Thread, recv sl.Value, name string, args sl.Tuple, kwa
 // levels (go.starlark.net compares down to sl.CompareLimit levels and
 // hashes tuples all the way down). It stops once past limit.
 func weight(v sl.Value, maxDepth int, limit int64) int64 {
+	// A frame walks a list or tuple by index, other containers through
+	// an iterator (iter.Pull: dear, so not for the common ones).
 	type frame struct {
+		seq   sl.Indexable
+		i     int
 		next  func() (sl.Value, bool)
 		stop  func()
 		depth int
@@ -152,9 +149,9 @@ func weight(v sl.Value, maxDepth int, limit int64) int64 {
 			}
 		}
 	}()
-	push := func(seq iter.Seq[sl.Value], depth int) {
+	pull := func(seq iter.Seq[sl.Value], depth int) {
 		next, stop := iter.Pull(seq)
-		stack = append(stack, frame{next, stop, depth})
+		stack = append(stack, frame{next: next, stop: stop, depth: depth})
 	}
 	depth := 0
 	for {
@@ -168,24 +165,15 @@ func weight(v sl.Value, maxDepth int, limit int64) int64 {
 			n += intWords(x) * 8 / bytesPerStep
 		case *sl.List:
 			if depth < maxDepth && x.Len() > 0 {
-				push(func(yield func(sl.Value) bool) {
-					for i := 0; i < x.Len() && yield(x.Index(i)); i++ {
-					}
-				}, depth+1)
+				stack = append(stack, frame{seq: x, depth: depth + 1})
 			}
 		case sl.Tuple:
 			if depth < maxDepth && len(x) > 0 {
-				push(func(yield func(sl.Value) bool) {
-					for _, e := range x {
-						if !yield(e) {
-							return
-						}
-					}
-				}, depth+1)
+				stack = append(stack, frame{seq: x, depth: depth + 1})
 			}
 		case *sl.Dict:
 			if depth < maxDepth && x.Len() > 0 {
-				push(func(yield func(sl.Value) bool) {
+				pull(func(yield func(sl.Value) bool) {
 					for k, e := range x.Entries() {
 						if !yield(k) || !yield(e) {
 							return
@@ -195,12 +183,12 @@ func weight(v sl.Value, maxDepth int, limit int64) int64 {
 			}
 		case *sl.Set:
 			if depth < maxDepth && x.Len() > 0 {
-				push(x.Elements(), depth+1)
+				pull(x.Elements(), depth+1)
 			}
 		case *starlarkstruct.Struct:
 			if depth < maxDepth {
 				names := x.AttrNames()
-				push(func(yield func(sl.Value) bool) {
+				pull(func(yield func(sl.Value) bool) {
 					for _, name := range names {
 						if e, err := x.Attr(name); err == nil && !yield(e) {
 							return
@@ -216,12 +204,19 @@ func weight(v sl.Value, maxDepth int, limit int64) int64 {
 			if len(stack) == 0 {
 				return n
 			}
-			top := stack[len(stack)-1]
-			if e, ok := top.next(); ok {
+			top := &stack[len(stack)-1]
+			if top.seq != nil {
+				if top.i < top.seq.Len() {
+					v, depth = top.seq.Index(top.i), top.depth
+					top.i++
+					break
+				}
+			} else if e, ok := top.next(); ok {
 				v, depth = e, top.depth
 				break
+			} else {
+				top.stop()
 			}
-			top.stop()
 			stack = stack[:len(stack)-1]
 		}
 	}
