@@ -186,3 +186,38 @@ values = [a, d, l, e, (1,), (), [], {}, set([1, "b"]), struct(z = [a], y = d), 1
 		}
 	}
 }
+
+// A result that contains itself, or nests a million levels deep, is an
+// error naming where, not a Go stack overflow or a conversion that does not
+// finish.
+func TestToJSONCyclesAndDepth(t *testing.T) {
+	a := sl.NewList([]sl.Value{sl.MakeInt(1)})
+	a.Append(a)
+	d := sl.NewDict(1)
+	d.SetKey(sl.String("k"), sl.NewList([]sl.Value{d}))
+	deep := sl.NewList(nil)
+	for range 1000000 {
+		deep = sl.NewList([]sl.Value{deep})
+	}
+	ok := sl.NewList(nil)
+	for range 900 {
+		ok = sl.NewList([]sl.Value{ok})
+	}
+	for _, tt := range []struct {
+		v    sl.Value
+		want string
+	}{
+		{a, "result[1]: a list that contains itself has no JSON form"},
+		{d, `result["k"][0]: a dict that contains itself has no JSON form`},
+		{deep, "result[0][0][0]…[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested more than 1000 levels deep, too deep for JSON"},
+		{sl.Tuple{a, a}, "result[0][1]: a list that contains itself has no JSON form"},
+	} {
+		if _, err := ToJSON(tt.v); err == nil || err.Error() != tt.want {
+			t.Errorf("got %v\nwant %s", err, tt.want)
+		}
+	}
+	// The same list twice, side by side, is no cycle.
+	if j, err := ToJSON(sl.Tuple{ok, ok}); err != nil || len(j) < 1800 {
+		t.Errorf("900 levels: %v", err)
+	}
+}
