@@ -125,6 +125,10 @@ func TestAddressSpaceLimitedRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary under an address-space limit")
 	}
+	if raceEnabled {
+		// .ci/run runs this test again without -race.
+		t.Skip("the race detector's shadow memory does not fit an address-space limit")
+	}
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Skip("no prlimit")
