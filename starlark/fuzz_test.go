@@ -49,6 +49,19 @@ func starSeeds(f *testing.F) {
 	f.Add("def f():\n    for i in range(1 << 40):\n        pass\nf()\n", "")
 	f.Add("s = \"a\"\nfor i in range(64):\n    s += s\n", "")
 	f.Add("l = []\nfor i in range(1 << 30):\n    l.append([i])\n", "")
+	// The bombs of issue 24: work inside builtins, printing deep values,
+	// allocations the separator or the format string do not show, long
+	// integers.
+	f.Add("def f():\n    x = []\n    for i in range(1000000):\n        x = [x]\n    return str(x)\nf()\n", "")
+	f.Add("x = list(range(100000))\nfor i in range(1000):\n    sorted(x)\n", "")
+	f.Add("x = list(range(100000))\nfor i in range(1000):\n    if -1 in x:\n        pass\n", "")
+	f.Add("s = \"a\" * 1000000\nfor i in range(1000):\n    s.count(\"b\")\n", "")
+	f.Add("s = \"a\" * 100000\nt = \"\".join([s] * 100000)\n", "")
+	f.Add("s = \"\\x00\" * 1000000\nt = \"%r\" % s\n", "")
+	f.Add("s = \"a\" * 1000000\nt = s.split(\"a\")\n", "")
+	f.Add("x = int(\"9\" * 400000)\n", "")
+	f.Add("def f():\n    x = 3\n    for i in range(40):\n        x = x * x\nf()\n", "")
+	f.Add("a = [1]\na.append(a)\nd = {\"a\": a}\nd[\"d\"] = d\nprint(a, d)\nfail(\"%s %r {}\".format(a) % (d, a))\n", "")
 }
 
 // FuzzEvalConfig evaluates a configuration (cudapkgs.star, which may load

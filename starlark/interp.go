@@ -27,7 +27,12 @@ import (
 
 	"github.com/cudapkgs/cudapkgs/core/inputfile"
 	"github.com/cudapkgs/cudapkgs/core/pkgset"
+	"github.com/cudapkgs/cudapkgs/internal/quietstarlark"
 )
+
+// go.starlark.net/starlark has been initialized, and its start-up log line
+// dropped (see quietstarlark): the standard logger writes as before.
+func init() { quietstarlark.Restore() }
 
 // DefaultConfigFile is the configuration file's name at the workspace root.
 const DefaultConfigFile = "cudapkgs.star"
@@ -53,6 +58,9 @@ type Interp struct {
 	// (--starlark-memory), named in the message of an exhausted budget;
 	// "" names none.
 	MaxMemoryName string
+	// limits reads what the process can get (processLimits when nil;
+	// tests set it).
+	limits func() memoryLimit
 	// Print receives print() calls with the caller's position; nil discards
 	// them (results stay deterministic whatever the code prints).
 	Print func(pos, msg string)
@@ -126,7 +134,20 @@ func (in *Interp) newRun(ctx context.Context, f *File, sets []*pkgset.Set) *run 
 	if budget <= 0 {
 		budget = DefaultMaxMemory
 	}
-	r.watchMemory(budget, in.MaxMemoryName)
+	setting := in.MaxMemoryName
+	limits := processLimits
+	if in.limits != nil {
+		limits = in.limits
+	}
+	if l := limits(); l.budgetWithin(budget) < budget {
+		configured := byteSize(budget)
+		if setting != "" {
+			configured += " " + setting
+		}
+		budget = l.budgetWithin(budget)
+		setting = fmt.Sprintf("lowered from %s: %s leaves %s to this process", configured, l.what, byteSize(l.avail))
+	}
+	r.watchMemory(budget, setting)
 	return r
 }
 
@@ -243,6 +264,9 @@ func (r *run) exec(mod string, src []byte) (sl.StringDict, error) {
 	}
 	th := r.thread(mod)
 	defer r.done(th)
+	if err := checkDigits(mod, src); err != nil {
+		return nil, err
+	}
 	f, err := fileOptions.Parse(mod, src, 0)
 	if err != nil {
 		return nil, err

@@ -60,6 +60,11 @@ func TestMemoryBudgetOperations(t *testing.T) {
 		{"format", "s = \"a\" * 1000000\nt = (\"{0}\" * 1000).format(s)", "memory budget exhausted: str.format"},
 		{"percent", "s = [\"a\" * 1000] * 100000\nt = \"%s\" % (s,)", "memory budget exhausted: formatting a string with %"},
 		{"str", "s = [\"a\" * 1000] * 100000\nt = str(s)", "memory budget exhausted: str() would allocate"},
+		{"join of big elements", "s = \"a\" * 1000000\nt = \"\".join([s] * 1000)", "memory budget exhausted: str.join would allocate"},
+		{"percent repr", "s = \"\\x00\" * 10000000\nt = \"%r\" % s", "memory budget exhausted: formatting a string with % would allocate"},
+		{"repr", "s = \"\\x00\" * 10000000\nt = repr(s)", "memory budget exhausted: repr() would allocate"},
+		{"split", "s = \"a\" * 10000000\nt = s.split(\"a\")", "memory budget exhausted: str.split would allocate"},
+		{"int product", "def f():\n    x = 3\n    for i in range(40):\n        x = x * x\nf()\n", "cudapkgs.star:4:15: integer too large: multiplying integers would make an integer of"},
 		{"list of range", "x = list(range(1 << 29))", "cudapkgs.star:1:9: memory budget exhausted: list() of 536870912 elements"},
 		{"dict of zip", "x = dict(zip(range(1 << 28), range(1 << 28)))", "memory budget exhausted: zip() of 268435456 elements"},
 		{"many small steps", "x = []\nfor i in range(50000000):\n    x.append([i, i])\n", "Starlark computation cancelled: memory budget exhausted: the run's heap grew by"},
@@ -125,6 +130,13 @@ checks = [
     (list(enumerate("ab".elems())), [(0, "a"), (1, "b")]),
     ([x * 2 for x in [1, 2] if x + 1 > 1], [2, 4]),
     ((lambda x, y = 2 * 3: x + y)(1), 7),
+    ("a" in ("a", "b"), True),
+    (3 not in [1, 2], True),
+    ("b" in "abc", True),
+    ([7 - 1, 7 // 2, 6 & 3, 6 | 1, 6 ^ 3, 1 + 2, 1 << 3], [6, 3, 2, 7, 5, 3, 8]),
+    ([1 < 2, "a" == "a", 2 >= 3, [1] != [1], (1, 2) < (1, 3)], [True, True, False, False, True]),
+    (set([1, 2]) - set([1]), set([2])),
+    (set([1]) | set([2]), set([1, 2])),
 ]
 for got, want in checks:
     if got != want:

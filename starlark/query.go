@@ -33,6 +33,9 @@ func Query(ctx context.Context, in *Interp, expr string, sets []*pkgset.Set) (sl
 	defer r.close()
 	th := r.thread("<expr>")
 	defer r.done(th)
+	if err := checkDigits("<expr>", []byte(expr)); err != nil {
+		return nil, err
+	}
 	e, err := fileOptions.ParseExpr("<expr>", expr, 0)
 	if err != nil {
 		return nil, err

@@ -100,9 +100,10 @@ func (g *guardSyntax) expr(e syntax.Expr) syntax.Expr {
 	case *syntax.Ident:
 		g.ident(e)
 	case *syntax.BinaryExpr:
+		bounded := boundedByLiteral(e)
 		e.X = g.expr(e.X)
 		e.Y = g.expr(e.Y)
-		if name, ok := opNames[e.Op]; ok {
+		if name, ok := opNames[e.Op]; ok && !bounded {
 			return guardCall(name, e.OpPos, e.X, e.Y)
 		}
 	case *syntax.CallExpr:
@@ -160,4 +161,81 @@ func (g *guardSyntax) expr(e syntax.Expr) syntax.Expr {
 		e.X = g.expr(e.X)
 	}
 	return e
+}
+
+// boundedByLiteral says whether a literal operand bounds the work and the
+// result of e, so that it needs no guard (a builtin call costs several
+// steps, and most comparisons and index arithmetic have a literal side):
+//
+//   - a comparison with a literal: Go compares strings' lengths first, and
+//     values of different types at once, so it costs at most the literal;
+//   - x in a literal string, list or tuple of literals: each comparison
+//     costs at most its literal;
+//   - x + n, x - n, x // n, x & n, x | n, x ^ n for an integer literal n:
+//     x can only be an integer (anything else is an error), and integers
+//     are capped at maxIntBits where they grow (memory.go).
+func boundedByLiteral(e *syntax.BinaryExpr) bool {
+	switch e.Op {
+	case syntax.EQL, syntax.NEQ, syntax.LT, syntax.GT, syntax.LE, syntax.GE:
+		return isLiteral(e.X) || isLiteral(e.Y)
+	case syntax.IN, syntax.NOT_IN:
+		switch y := e.Y.(type) {
+		case *syntax.ListExpr:
+			return allLiterals(y.List)
+		case *syntax.TupleExpr:
+			return allLiterals(y.List)
+		case *syntax.ParenExpr:
+			if t, ok := y.X.(*syntax.TupleExpr); ok {
+				return allLiterals(t.List)
+			}
+		}
+		return isLiteral(e.Y)
+	case syntax.PLUS, syntax.MINUS, syntax.SLASHSLASH, syntax.AMP, syntax.PIPE, syntax.CIRCUMFLEX:
+		return isIntLiteral(e.X) || isIntLiteral(e.Y)
+	}
+	return false
+}
+
+func isLiteral(e syntax.Expr) bool {
+	_, ok := e.(*syntax.Literal)
+	return ok
+}
+
+func isIntLiteral(e syntax.Expr) bool {
+	l, ok := e.(*syntax.Literal)
+	return ok && l.Token == syntax.INT
+}
+
+func allLiterals(list []syntax.Expr) bool {
+	for _, e := range list {
+		if !isLiteral(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDigits refuses source with a run of more than maxIntDigits decimal
+// digits before it is parsed: the parser converts an integer literal to
+// binary as it reads it, in time quadratic in its length (a 4 MiB file of
+// one literal took 38 s and 33 GB of allocations), outside any budget. A
+// run inside a string or a comment is refused too: no configuration has
+// one.
+func checkDigits(name string, src []byte) error {
+	line, col, run := int32(1), int32(1), 0
+	for _, c := range src {
+		if c >= '0' && c <= '9' {
+			run++
+			if run > maxIntDigits {
+				return syntax.Error{Pos: syntax.MakePosition(&name, line, col-int32(run)+1), Msg: fmt.Sprintf("a run of more than %d decimal digits: integers are limited to %d bits", maxIntDigits, maxIntBits)}
+			}
+		} else {
+			run = 0
+		}
+		col++
+		if c == '\n' {
+			line, col = line+1, 1
+		}
+	}
+	return nil
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package starlark
+
+const raceEnabled = false
