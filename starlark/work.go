@@ -31,6 +31,7 @@ import (
 // cancelledError is what an operation stopped by the run's cancellation
 // returns: the message of a thread cancelled between steps.
 func cancelledError(reason string) error {
+	//lint:ignore ST1005 go.starlark.net's own message, capital included
 	return fmt.Errorf("Starlark computation cancelled: %s", reason)
 }
 
@@ -85,14 +86,6 @@ func (e *budgetError) Error() string { return e.msg }
 func runOf(th *sl.Thread) *run {
 	r, _ := th.Local(localRun).(*run)
 	return r
-}
-
-// work charges units for what in th's run; no-op outside a run.
-func work(th *sl.Thread, units int64, what string) error {
-	if r := runOf(th); r != nil {
-		return r.chargeWork(th, units, what)
-	}
-	return nil
 }
 
 // maxIntDigits is how many decimal digits make maxIntBits, about (a sign,

@@ -59,7 +59,7 @@ func TestLeftoverStuck(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(stuck, "t00.bzl"), gen("toolchain 0"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unstick := func() {}
+	var unstick func()
 	if os.Geteuid() == 0 {
 		chattr(t, "+i", stuck)
 		cleared := false
