@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 )
 
 // Kind is a kind of input file and its size limit.
@@ -73,17 +74,24 @@ func Read(ctx context.Context, path string, k Kind) ([]byte, error) {
 		return nil, tooLarge(path, k, st.Size())
 	}
 	// The file may grow after the stat: read at most one byte past the limit.
+	// Reads go straight into buf's spare room, sized from the stat: a copy
+	// through io.CopyN took a 32 KiB buffer per file and copied each byte
+	// twice, on every manifest of every load (issue 25).
 	buf := make([]byte, 0, st.Size()+1)
 	r := io.LimitReader(f, k.Max+1)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("reading %s %s: %w", k.Name, path, context.Cause(ctx))
 		}
-		n, err := io.CopyN(sliceWriter{&buf}, r, chunk)
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(cap(buf), chunk))
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), len(buf)+chunk)])
+		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > k.Max {
 			return nil, tooLarge(path, k, int64(len(buf)))
 		}
-		if errors.Is(err, io.EOF) || (err == nil && n < chunk) {
+		if errors.Is(err, io.EOF) {
 			return buf, nil
 		}
 		if err != nil {
@@ -94,13 +102,6 @@ func Read(ctx context.Context, path string, k Kind) ([]byte, error) {
 
 func tooLarge(path string, k Kind, size int64) error {
 	return &Error{Path: path, Kind: k, Msg: fmt.Sprintf("%s is %s, over the %s limit for a %s: refused", k.Name, Size(size), Size(k.Max), k.Name)}
-}
-
-type sliceWriter struct{ b *[]byte }
-
-func (w sliceWriter) Write(p []byte) (int, error) {
-	*w.b = append(*w.b, p...)
-	return len(p), nil
 }
 
 func describe(m fs.FileMode) string {

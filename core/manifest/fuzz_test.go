@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -308,6 +309,18 @@ func FuzzRelativePath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
+		// The byte loop for ASCII segments (issue 25) says what the rune
+		// loop says, word for word.
+		for _, seg := range strings.Split(p, "/") {
+			if seg == "" || len(seg) > MaxPathSegment || strings.Trim(seg, ".") == "" || !utf8.ValidString(seg) {
+				continue
+			}
+			if i := strings.IndexFunc(seg, func(r rune) bool { return r >= utf8.RuneSelf }); i < 0 {
+				if fast, slow := fmt.Sprint(checkPathSegment(p, seg)), fmt.Sprint(checkUnicodeSegment(p, seg)); fast != slow {
+					t.Fatalf("segment %q of %q: the ASCII loop says %s, the rune loop %s", seg, p, fast, slow)
+				}
+			}
+		}
 		hard := checkRelativePath(p)
 		if hard == nil && escapes(p) {
 			t.Fatalf("checkRelativePath(%q) accepts a path that escapes", p)

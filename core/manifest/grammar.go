@@ -43,6 +43,16 @@ func isAlnum(c byte) bool {
 // pathPunct is the punctuation a relative_path may hold besides '/'.
 const pathPunct = "-._+~@=,"
 
+// isPathPunct reports whether c is in pathPunct, without a search of it per
+// byte (TestPathPunct holds the two together).
+func isPathPunct(c byte) bool {
+	switch c {
+	case '-', '.', '_', '+', '~', '@', '=', ',':
+		return true
+	}
+	return false
+}
+
 // Limits on a relative_path: NAME_MAX and PATH_MAX of Linux, the tightest
 // of the file systems and tools the path reaches (a cache file, a mirror's
 // URL, Bazel's external repository folder). NVIDIA's longest is under 120
@@ -101,45 +111,87 @@ func checkPathGrammar(rel string) error {
 	if len(rel) > MaxPath {
 		return fmt.Errorf("relative_path %s is %d bytes long, over the %d-byte limit for a path", quotePath(rel), len(rel), MaxPath)
 	}
-	for _, seg := range strings.Split(rel, "/") {
-		if seg == "" {
-			return fmt.Errorf("relative_path %s has an empty segment (a leading, trailing or doubled '/'): expected a normalised path", quotePath(rel))
+	// Segment by segment without strings.Split: every archive of every
+	// manifest passes here on each load, and the slice of segments was
+	// most of the check's allocations (issue 25).
+	for rest := rel; ; {
+		seg, tail, more := strings.Cut(rest, "/")
+		if err := checkPathSegment(rel, seg); err != nil {
+			return err
 		}
-		if len(seg) > MaxPathSegment {
-			return fmt.Errorf("relative_path %s has a segment of %d bytes, over the %d-byte limit for a file name", quotePath(rel), len(seg), MaxPathSegment)
+		if !more {
+			return nil
 		}
-		if strings.Trim(seg, ".") == "" {
-			return fmt.Errorf("relative_path %s has a segment %q made only of dots: expected a normalised path", quotePath(rel), seg)
+		rest = tail
+	}
+}
+
+// checkPathSegment checks one segment of rel for checkPathGrammar.
+func checkPathSegment(rel, seg string) error {
+	if seg == "" {
+		return fmt.Errorf("relative_path %s has an empty segment (a leading, trailing or doubled '/'): expected a normalised path", quotePath(rel))
+	}
+	if len(seg) > MaxPathSegment {
+		return fmt.Errorf("relative_path %s has a segment of %d bytes, over the %d-byte limit for a file name", quotePath(rel), len(seg), MaxPathSegment)
+	}
+	if strings.Trim(seg, ".") == "" {
+		return fmt.Errorf("relative_path %s has a segment %q made only of dots: expected a normalised path", quotePath(rel), seg)
+	}
+	// NVIDIA's paths are ASCII: byte by byte, with the same rules and the
+	// same first offending character as the rune loop below, which only a
+	// segment with a non-ASCII byte reaches. Such a segment has nothing
+	// for the Unicode tables or NFKC to find (issue 25: they were most of
+	// the check's time).
+	base := false
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return checkUnicodeSegment(rel, seg)
+		case isAlnum(c):
+			base = true
+		case isPathPunct(c):
+		default:
+			return fmt.Errorf("relative_path %s holds %s: expected letters, digits and %s", quotePath(rel), describeRune(rune(c)), pathPunct)
 		}
-		base := false
-		for i, r := range seg {
-			switch {
-			case r < utf8.RuneSelf && isAlnum(byte(r)):
-				base = true
-				continue
-			case r < utf8.RuneSelf && strings.ContainsRune(pathPunct, r):
-				continue
-			case r >= utf8.RuneSelf && isInvisible(r) && !unicode.Is(unicode.Cf, r):
-				// Cf is neither letter, digit nor mark: the default
-				// case names it a format character.
-				return fmt.Errorf("relative_path %s holds the invisible character %U: expected letters, digits and %s that print", quotePath(rel), r, pathPunct)
-			case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-				base = true
-				continue
-			case r >= utf8.RuneSelf && unicode.IsMark(r):
-				if i == 0 {
-					return fmt.Errorf("relative_path %s has a segment that starts with the combining mark %U: expected a letter or digit for it to mark", quotePath(rel), r)
-				}
-				continue
+	}
+	if !base {
+		return fmt.Errorf("relative_path %s has a segment %q with no letter or digit: expected a name", quotePath(rel), seg)
+	}
+	return nil
+}
+
+// checkUnicodeSegment is checkPathSegment's character rules for a segment
+// holding a non-ASCII byte.
+func checkUnicodeSegment(rel, seg string) error {
+	base := false
+	for i, r := range seg {
+		switch {
+		case r < utf8.RuneSelf && isAlnum(byte(r)):
+			base = true
+			continue
+		case r < utf8.RuneSelf && strings.ContainsRune(pathPunct, r):
+			continue
+		case r >= utf8.RuneSelf && isInvisible(r) && !unicode.Is(unicode.Cf, r):
+			// Cf is neither letter, digit nor mark: the default
+			// case names it a format character.
+			return fmt.Errorf("relative_path %s holds the invisible character %U: expected letters, digits and %s that print", quotePath(rel), r, pathPunct)
+		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			base = true
+			continue
+		case r >= utf8.RuneSelf && unicode.IsMark(r):
+			if i == 0 {
+				return fmt.Errorf("relative_path %s has a segment that starts with the combining mark %U: expected a letter or digit for it to mark", quotePath(rel), r)
 			}
-			return fmt.Errorf("relative_path %s holds %s: expected letters, digits and %s", quotePath(rel), describeRune(r), pathPunct)
+			continue
 		}
-		if !base {
-			return fmt.Errorf("relative_path %s has a segment %q with no letter or digit: expected a name", quotePath(rel), seg)
-		}
-		if !isASCII(seg) && norm.NFKC.String(seg) != norm.NFC.String(seg) {
-			return fmt.Errorf("relative_path %s has a segment %q holding compatibility characters (NFKC: %q): expected the plain letters and digits", quotePath(rel), seg, norm.NFKC.String(seg))
-		}
+		return fmt.Errorf("relative_path %s holds %s: expected letters, digits and %s", quotePath(rel), describeRune(r), pathPunct)
+	}
+	if !base {
+		return fmt.Errorf("relative_path %s has a segment %q with no letter or digit: expected a name", quotePath(rel), seg)
+	}
+	if norm.NFKC.String(seg) != norm.NFC.String(seg) {
+		return fmt.Errorf("relative_path %s has a segment %q holding compatibility characters (NFKC: %q): expected the plain letters and digits", quotePath(rel), seg, norm.NFKC.String(seg))
 	}
 	return nil
 }
@@ -174,15 +226,6 @@ func hasBase(s string) bool {
 		}
 	}
 	return false
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // quotePath quotes a path for a message, cut to its first 96 bytes (at a
@@ -253,6 +296,12 @@ func scanText(t *text) []textProblem {
 	}
 	var stack []frame
 	var probs []textProblem
+	// Two passes over the whole text (each vectorised) spare most strings
+	// their own: in a text with no backslash no string has an escape, and
+	// in valid UTF-8 every string is valid (NVIDIA's manifests are plain
+	// ASCII without escapes; issue 25).
+	escapes := bytes.IndexByte(data, '\\') >= 0
+	valid := utf8.Valid(data)
 	path := func() []string {
 		keys := make([]string, len(stack))
 		for i, f := range stack {
@@ -289,15 +338,11 @@ func scanText(t *text) []textProblem {
 			}
 		case '"':
 			start := i
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-			raw := data[start+1 : min(i, len(data))]
+			i = closingQuote(data, start)
+			raw := data[start+1 : i]
 			n := len(stack)
 			isKey := n > 0 && stack[n-1].obj && stack[n-1].expectKey
-			plain := bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)
+			plain := (!escapes || bytes.IndexByte(raw, '\\') < 0) && (valid || utf8.Valid(raw))
 			if !isKey && plain {
 				continue
 			}
@@ -346,6 +391,30 @@ func scanText(t *text) []textProblem {
 		}
 	}
 	return probs
+}
+
+// closingQuote returns the offset of the quote that ends the string whose
+// opening quote is at data[start], or len(data) when none does. A quote
+// ends the string when an even number of backslashes stand before it (each
+// pair is an escaped backslash). The quotes are found with bytes.IndexByte
+// rather than byte by byte: strings are most of a manifest, and this scan
+// runs on every load (issue 25).
+func closingQuote(data []byte, start int) int {
+	for i := start + 1; ; {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return len(data)
+		}
+		i += j
+		k := i
+		for data[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i
+		}
+		i++
+	}
 }
 
 // TextProblem is a key given twice in one object, or a string that is not

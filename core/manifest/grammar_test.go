@@ -179,3 +179,61 @@ func TestHostileJSONStillRefused(t *testing.T) {
 		}
 	}
 }
+
+// isPathPunct, which the ASCII path of the grammar uses, is pathPunct,
+// which the Unicode path and the messages use, for every byte.
+func TestPathPunct(t *testing.T) {
+	for c := range 256 {
+		if got, want := isPathPunct(byte(c)), c < 0x80 && strings.IndexByte(pathPunct, byte(c)) >= 0; got != want {
+			t.Errorf("isPathPunct(%q) = %v, want %v", rune(c), got, want)
+		}
+	}
+}
+
+// closingQuote finds the same end as a walk byte by byte that skips the
+// byte after each backslash, for every text of up to 8 bytes of '"', '\'
+// and 'a' after an opening quote.
+func TestClosingQuote(t *testing.T) {
+	walk := func(data []byte) int {
+		i := 1
+		for ; i < len(data) && data[i] != '"'; i++ {
+			if data[i] == '\\' {
+				i++
+			}
+		}
+		return min(i, len(data))
+	}
+	var texts func(prefix string, n int)
+	texts = func(prefix string, n int) {
+		data := []byte(prefix)
+		if got, want := closingQuote(data, 0), walk(data); got != want {
+			t.Errorf("closingQuote(%q) = %d, want %d", prefix, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range []string{`"`, `\`, "a"} {
+			texts(prefix+c, n-1)
+		}
+	}
+	texts(`"`, 8)
+}
+
+// The path checks run on every archive of every load: an ASCII path costs
+// them no allocation (a strings.Split per check before issue 25).
+func TestPathChecksAllocateNothing(t *testing.T) {
+	for _, rel := range []string{
+		"cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz",
+		"libcublas/windows-x86_64/libcublas-windows-x86_64-12.4.5.8-archive.zip",
+		"a",
+	} {
+		allocs := testing.AllocsPerRun(50, func() {
+			if checkRelativePath(rel) != nil || checkPathGrammar(rel) != nil || checkArchiveName(rel) != nil {
+				t.Fatalf("%q refused", rel)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%q: %v allocations, want 0", rel, allocs)
+		}
+	}
+}

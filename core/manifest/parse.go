@@ -291,9 +291,13 @@ func (p *parser) syntaxError(err error) error {
 
 func (p *parser) pkg(name string, obj map[string]any) (Package, error) {
 	pkg := Package{Name: name}
+	// One path for all the fields: what receives it reads it or copies it
+	// and keeps nothing, and a slice per field was an allocation per field
+	// of every package on every load (issue 25).
+	keys := []string{name, ""}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
-		keys := []string{name, k}
+		keys[1] = k
 		var err error
 		switch k {
 		case "name":
@@ -410,8 +414,10 @@ func (p *parser) platform(key string, raw any, keys []string, pkg *Package) erro
 	if len(obj) == 0 {
 		return p.entry(keys, "expected an archive object or variant objects such as \"cuda12\", found an empty object")
 	}
+	// One path for all the variants, as for pkg's fields.
+	vkeys := append(slices.Clip(keys), "")
 	for _, vk := range slices.Sorted(maps.Keys(obj)) {
-		vkeys := append(append([]string{}, keys...), vk)
+		vkeys[len(vkeys)-1] = vk
 		if _, err := parseVariant(vk); err != nil {
 			if _, isArchiveField := archiveFields[vk]; isArchiveField {
 				return p.entry(keys, "archive has no \"relative_path\": expected a path relative to the redist folder")
@@ -445,7 +451,7 @@ func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 	var a Archive
 	var err error
 	at := func(k string) []string { return append(append([]string{}, keys...), k) }
-	if a.RelativePath, err = p.str(obj["relative_path"], at("relative_path")); err != nil {
+	if a.RelativePath, err = p.strField(obj, keys, "relative_path"); err != nil {
 		return a, err
 	}
 	if err := checkRelativePath(a.RelativePath); err != nil {
@@ -457,19 +463,19 @@ func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 	if err := checkArchiveName(a.RelativePath); err != nil {
 		return a, p.entry(at("relative_path"), "%v", err)
 	}
-	raw, ok := obj["sha256"]
+	_, ok := obj["sha256"]
 	if !ok {
 		return a, p.fail(keys, "archive has no \"sha256\": expected 64 hex digits")
 	}
-	if a.SHA256, err = p.str(raw, at("sha256")); err != nil {
+	if a.SHA256, err = p.strField(obj, keys, "sha256"); err != nil {
 		return a, err
 	}
 	if !isHex(a.SHA256, 64) {
 		return a, p.fail(at("sha256"), "sha256 %q is not 64 hex digits", a.SHA256)
 	}
 	a.SHA256 = strings.ToLower(a.SHA256)
-	if raw, ok := obj["md5"]; ok {
-		if a.MD5, err = p.str(raw, at("md5")); err != nil {
+	if _, ok := obj["md5"]; ok {
+		if a.MD5, err = p.strField(obj, keys, "md5"); err != nil {
 			return a, err
 		}
 		if !isHex(a.MD5, 32) {
@@ -483,16 +489,16 @@ func (p *parser) archive(obj map[string]any, keys []string) (Archive, error) {
 		}
 		a.Size = n
 	}
-	if raw, ok := obj["url"]; ok {
-		if a.URL, err = p.str(raw, at("url")); err != nil {
+	if _, ok := obj["url"]; ok {
+		if a.URL, err = p.strField(obj, keys, "url"); err != nil {
 			return a, err
 		}
 		if err := checkArchiveURL(a.URL); err != nil {
 			return a, p.fail(at("url"), "%v", err)
 		}
 	}
-	if raw, ok := obj["strip_prefix"]; ok {
-		if a.StripPrefix, err = p.str(raw, at("strip_prefix")); err != nil {
+	if _, ok := obj["strip_prefix"]; ok {
+		if a.StripPrefix, err = p.strField(obj, keys, "strip_prefix"); err != nil {
 			return a, err
 		}
 		if err := checkRelativePath(a.StripPrefix); err != nil {
@@ -557,15 +563,33 @@ func checkRelativePath(rel string) error {
 		return fmt.Errorf("relative_path %s is absolute: expected a path relative to the redist folder", quotePath(rel))
 	case strings.Contains(rel, "://"):
 		return fmt.Errorf("relative_path %s is a URL: expected a path relative to the redist folder", quotePath(rel))
-	case strings.ContainsAny(rel, "\\\x00\n\r"):
+	case hasBackslashOrNewline(rel):
 		return fmt.Errorf("relative_path %s holds a backslash or control character: expected a plain relative path", quotePath(rel))
 	}
-	for _, part := range strings.Split(rel, "/") {
+	// Without strings.Split: its slice was an allocation per archive on
+	// every load (issue 25).
+	for rest := rel; ; {
+		part, tail, more := strings.Cut(rest, "/")
 		if part == ".." {
 			return fmt.Errorf("relative_path %s climbs out of the redist folder with \"..\": expected a path inside it", quotePath(rel))
 		}
+		if !more {
+			return nil
+		}
+		rest = tail
 	}
-	return nil
+}
+
+// hasBackslashOrNewline is strings.ContainsAny(s, "\\\x00\n\r") without
+// the set built per call: it runs on every archive of every load (issue 25).
+func hasBackslashOrNewline(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', 0, '\n', '\r':
+			return true
+		}
+	}
+	return false
 }
 
 // entryStr is str for fields whose defect confines itself to the entry.
@@ -575,6 +599,15 @@ func (p *parser) entryStr(raw any, keys []string) (string, error) {
 		return "", entryError{err.(*Error)}
 	}
 	return s, nil
+}
+
+// strField is str for obj[k] under keys, building k's path only for a
+// message: an archive's fields are read on every load (issue 25).
+func (p *parser) strField(obj map[string]any, keys []string, k string) (string, error) {
+	if s, ok := obj[k].(string); ok {
+		return s, nil
+	}
+	return p.str(obj[k], append(slices.Clip(keys), k))
 }
 
 func (p *parser) str(raw any, keys []string) (string, error) {
@@ -589,8 +622,10 @@ func isHex(s string, n int) bool {
 	if len(s) != n {
 		return false
 	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+	// By byte, not by rune: a non-ASCII byte is no hex digit either, and
+	// every archive's sha256 passes here on each load (issue 25).
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
 			return false
 		}
 	}
