@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/plugins/sdk"
 )
 
@@ -129,7 +130,11 @@ func main() {
 	mode := os.Args[1]
 	products := os.Args[2:]
 	if len(products) == 0 {
-		products = []string{"cuda", "cudnn", "cutensor", "cusparselt", "cudss", "tensorrt", "nvtiff", "cublasmp", "cusolvermp", "nvcomp", "nvjpeg2000", "nppplus", "nvpl"}
+		// Every built-in product, from the built-ins themselves: a new
+		// product touches no list here (docs/plugin-authoring.md).
+		for _, f := range builtin.Fixers() {
+			products = append(products, f.Describe().Products...)
+		}
 	}
 	if dir := os.Getenv("TESTPLUGIN_PIDDIR"); dir != "" {
 		// For the tests that look for orphans: which processes to watch.
