@@ -53,7 +53,7 @@ func TestPluginsStartedOnDemand(t *testing.T) {
 	specs, count := countingBuiltins(t)
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "testplugin")
-	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/internal/testplugin").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/integration/testplugin").CombinedOutput(); err != nil {
 		t.Fatalf("building the plugin: %v\n%s", err, out)
 	}
 	// The third party counts its starts in the same file.

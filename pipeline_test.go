@@ -121,7 +121,7 @@ func TestThirdPartyProduct(t *testing.T) {
 	writeFile(t, filepath.Join(manifests, "cuda", "redistrib_12.4.1.json"), string(cuda))
 	writeFile(t, filepath.Join(manifests, "acme", "redistrib_1.0.0.json"), fmt.Sprintf(acmeManifest, strings.Repeat("ab", 32)))
 	plugin := filepath.Join(dir, "acme-plugin")
-	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/internal/testplugin").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/integration/testplugin").CombinedOutput(); err != nil {
 		t.Fatalf("building the plugin: %v\n%s", err, out)
 	}
 	// testplugin takes its mode and products as arguments; a wrapper gives
@@ -237,7 +237,7 @@ func sum(t *testing.T, path string) string {
 func TestPluginStartTimeout(t *testing.T) {
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "testplugin")
-	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/internal/testplugin").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/integration/testplugin").CombinedOutput(); err != nil {
 		t.Fatalf("building the plugin: %v\n%s", err, out)
 	}
 	wrapper := filepath.Join(dir, "hangs")

@@ -356,7 +356,7 @@ func TestFetchedByDefault(t *testing.T) {
 // fetch learns the products as a run does, from the plugins the
 // configuration declares, not from a list of the built-ins.
 func TestManifestsFetchThirdPartyProduct(t *testing.T) {
-	plugin, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/internal/testplugin", "testplugin")
+	plugin, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/integration/testplugin", "testplugin")
 	dir := t.TempDir()
 	wrapper := filepath.Join(dir, "acme-plugin")
 	script := "#!/bin/sh\nexec " + plugin + " product acme\n"

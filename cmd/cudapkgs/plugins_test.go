@@ -169,7 +169,7 @@ func TestExamplePlugin(t *testing.T) {
 // A misbehaving plugin ends the command with exit 1, its error on stderr and
 // nothing on stdout.
 func TestMisbehavingPluginFromCLI(t *testing.T) {
-	path, sum := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/internal/testplugin", "testplugin")
+	path, sum := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/integration/testplugin", "testplugin")
 	for _, tt := range []struct {
 		mode, want string
 	}{
@@ -199,7 +199,7 @@ func TestMisbehavingPluginFromCLI(t *testing.T) {
 // megabytes ends the command with exit 1, one bounded line on stderr that
 // names the plugin, the field and what was expected, and nothing on stdout.
 func TestPluginsListRefusesBadDescribe(t *testing.T) {
-	path, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/internal/testplugin", "testplugin")
+	path, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/integration/testplugin", "testplugin")
 	for _, tt := range []struct{ mode, want string }{
 		{"describe-escname", `Describe: name "x\x1b]0;pwned\a\x1b[2J": character '\x1b' at byte 1: expected an ASCII letter or digit`},
 		{"describe-badproduct", `Describe: product "../../x \"$(id)": character '.' at byte 0: expected an ASCII letter or digit`},
@@ -231,7 +231,7 @@ func TestPluginsListRefusesBadDescribe(t *testing.T) {
 // The plugin's path, the user's own, is printed escaped too: a file name
 // with a terminal escape does not reach the terminal raw.
 func TestPluginsListEscapesPath(t *testing.T) {
-	path, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/internal/testplugin", "testplugin")
+	path, _ := buildTool(t, ".", "github.com/cudapkgs/cudapkgs/integration/testplugin", "testplugin")
 	wrapper := filepath.Join(t.TempDir(), "plugin\x1b[2J")
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+path+" slow cutensor\n"), 0o755); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	testPlugin = filepath.Join(dir, "testplugin")
-	out, err := exec.Command("go", "build", "-o", testPlugin, "github.com/cudapkgs/cudapkgs/internal/testplugin").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", testPlugin, "github.com/cudapkgs/cudapkgs/integration/testplugin").CombinedOutput()
 	if err != nil {
 		panic("building testplugin: " + err.Error() + "\n" + string(out))
 	}
