@@ -355,3 +355,27 @@ func TestGenerateMergeAndPatches(t *testing.T) {
 	}
 	wantOutput(t, "toolchain", string(tree["toolchain/BUILD.bazel"]), `"@cuda_cuda_nvcc_13_3_33_linux_x86_64//:bin"`)
 }
+
+// TestGenerateFullMatrixLint: every file of the full matrix (every CUDA
+// version and product in ../shared, every platform), in both formats, is
+// exactly what buildifier makes of it with all its rewrites. Formatting
+// runs two of them only (buildfile.Format), which holds only while the
+// generators build everything else in buildifier's order already.
+func TestGenerateFullMatrixLint(t *testing.T) {
+	m := shared.Manifests(t)
+	for _, format := range []string{"bazel", "buck2"} {
+		t.Run(format, func(t *testing.T) {
+			out := t.TempDir()
+			mustGenerate(t, "generate", "--manifests", m, "--out", out, "--format", format,
+				"--platform", "linux-x86_64,linux-sbsa,linux-jetson,linux-ppc64le,windows-x86_64")
+			tree := readTree(t, out)
+			delete(tree, outdir.StampFile)
+			if len(tree) < 2000 {
+				t.Fatalf("the full matrix gave %d files", len(tree))
+			}
+			for _, p := range bazel.Lint(tree) {
+				t.Error(p)
+			}
+		})
+	}
+}

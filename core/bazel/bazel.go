@@ -13,11 +13,9 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/bazelbuild/buildtools/build"
 
@@ -51,8 +49,7 @@ type generator struct {
 	// static are the packages with a <name>_static hub target.
 	static map[string]bool
 	splice *splice.Splice
-	tree   Tree
-	files  []*build.File
+	out    *buildfile.Formatter
 }
 
 // Generate builds the repository's files from the configuration and the
@@ -71,7 +68,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts emit.Options) (Tree, 
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, tree: Tree{}}
+	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), buildTargets: map[string][]string{}, out: buildfile.NewFormatter()}
 	g.splice = splice.New(ix, opts.Toolchain)
 	g.pinnable = pinnable(g.sets)
 	g.pinned = pinnedNames(g.pinnable)
@@ -96,49 +93,19 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts emit.Options) (Tree, 
 	if g.opts.Toolchain.Compiler != "" {
 		g.toolchain(cfg)
 	}
-	g.formatAll()
-	return g.tree, nil
+	return g.out.Tree(), nil
 }
 
-// put records a file; formatting, the costly part, happens for all files at
-// once, in parallel, at the end of Generate.
-func (g *generator) put(f *build.File) { g.files = append(g.files, f) }
-
-// formatAll formats every recorded file into the tree.
-func (g *generator) formatAll() {
-	// The few big files: the hub, the data, the unusable targets.
-	big := map[string]bool{"BUILD.bazel": true, "generated.bzl": true, "unusable/BUILD.bazel": true, "MODULE.bazel": true}
-	out := make([][]byte, len(g.files))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if big[g.files[i].Path] {
-					// Built in buildifier's order already (TestLint checks it).
-					out[i] = buildfile.FormatCanonical(g.files[i])
-				} else {
-					out[i] = buildfile.Format(g.files[i])
-				}
-			}
-		}()
-	}
-	// The big files go first, so no worker is left formatting one of them
-	// after the others are done.
-	order := make([]int, len(g.files))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return big[g.files[order[a]].Path] && !big[g.files[order[b]].Path] })
-	for _, i := range order {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	for i, f := range g.files {
-		g.tree[f.Path] = out[i]
+// put hands a finished file to the formatter, which prints it while the
+// rest is built. The few big files (the hub, the data, the unusable
+// targets) are built in buildifier's order already (TestLint and
+// TestGenerateFullMatrixLint check it) and skip its rewrites.
+func (g *generator) put(f *build.File) {
+	switch f.Path {
+	case "BUILD.bazel", "generated.bzl", "unusable/BUILD.bazel", "MODULE.bazel":
+		g.out.PutCanonical(f)
+	default:
+		g.out.Put(f)
 	}
 }
 

@@ -382,17 +382,17 @@ func pinnedNames(pinnable map[string]*pinnableProduct) map[string]bool {
 
 // copyRules copies the Starlark sources of rules/ into the tree.
 func (g *generator) copyRules() {
-	g.tree["rules/cuda.bzl"] = append([]byte(Header+"\n"), rules.CudaBzl...)
-	g.tree["rules/setup.bzl"] = append([]byte(Header+"\n"), rules.SetupBzl...)
-	g.tree["rules/local.bzl"] = append([]byte(Header+"\n"), rules.LocalBzl...)
-	g.tree["extensions.bzl"] = append([]byte(Header+"\n"), rules.ExtensionsBzl...)
+	g.out.Set("rules/cuda.bzl", append([]byte(Header+"\n"), rules.CudaBzl...))
+	g.out.Set("rules/setup.bzl", append([]byte(Header+"\n"), rules.SetupBzl...))
+	g.out.Set("rules/local.bzl", append([]byte(Header+"\n"), rules.LocalBzl...))
+	g.out.Set("extensions.bzl", append([]byte(Header+"\n"), rules.ExtensionsBzl...))
 	// rules/cuda.bzl is the same file in every hub; what it needs from this
 	// hub's configuration repository, whose name it cannot know, comes
 	// through here.
-	g.tree["remote.bzl"] = []byte(Header + "\n" + `"""What cuda_test's test action asks a remote executor for: cuda.remote(gpu_exec_property) or cuda_repositories(gpu_exec_property = ...)."""
+	g.out.Set("remote.bzl", []byte(Header+"\n"+`"""What cuda_test's test action asks a remote executor for: cuda.remote(gpu_exec_property) or cuda_repositories(gpu_exec_property = ...)."""
 
-load("@` + g.opts.Name + `_config//:config.bzl", _GPU_TEST_EXEC_PROPERTIES = "GPU_TEST_EXEC_PROPERTIES")
+load("@`+g.opts.Name+`_config//:config.bzl", _GPU_TEST_EXEC_PROPERTIES = "GPU_TEST_EXEC_PROPERTIES")
 
 GPU_TEST_EXEC_PROPERTIES = _GPU_TEST_EXEC_PROPERTIES
-`)
+`))
 }

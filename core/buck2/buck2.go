@@ -50,7 +50,7 @@ type generator struct {
 	splice  *splice.Splice
 	// static are the packages with a <name>_static hub target.
 	static map[string]bool
-	tree   Tree
+	out    *buildfile.Formatter
 }
 
 // Generate builds the cell's files from the configuration and the package
@@ -69,7 +69,7 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts emit.Options) (Tree, 
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), splice: splice.New(ix, opts.Toolchain), static: map[string]bool{}, tree: Tree{}}
+	g := &generator{opts: opts, ix: ix, sets: ix.Sets(), targets: ix.Targets(), splice: splice.New(ix, opts.Toolchain), static: map[string]bool{}, out: buildfile.NewFormatter()}
 	for _, name := range ix.Packages() {
 		if ix.HasKind(name, file.StaticLib) && !ix.HasPackage(name+"_static") {
 			g.static[name] = true
@@ -82,17 +82,18 @@ func Generate(cfg *config.Config, sets []*pkgset.Set, opts emit.Options) (Tree, 
 	g.hub()
 	g.unusable(cfg)
 	if err := g.rules(); err != nil {
+		g.out.Tree() // ends the formatter's workers
 		return nil, err
 	}
 	if g.opts.Toolchain.Compiler != "" {
 		g.toolchain(cfg)
 	}
-	return g.tree, nil
+	return g.out.Tree(), nil
 }
 
-// put formats a file into the tree. Buck2 trees are a fraction of the
-// Bazel ones' work (no per-archive .bzl), so no worker pool.
-func (g *generator) put(f *build.File) { g.tree[f.Path] = buildfile.Format(f) }
+// put hands a finished file to the formatter, which prints it while the
+// rest is built.
+func (g *generator) put(f *build.File) { g.out.Put(f) }
 
 // public is Buck2's visibility for everyone: BUCK files have no package()
 // default, every target says it.
@@ -470,7 +471,7 @@ func (g *generator) rules() error {
 		return fmt.Errorf("rules/cuda.bzl template: %w", err)
 	}
 	b := append([]byte(buildfile.Header+"\n"), build.Format(f)...)
-	g.tree["rules/cuda.bzl"] = b
+	g.out.Set("rules/cuda.bzl", b)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/bazelbuild/buildtools/build"
+	"github.com/bazelbuild/buildtools/tables"
 )
 
 // Tree maps a path relative to the output root (forward slashes) to the
@@ -113,6 +114,14 @@ func NewFile(path string, t build.FileType) *build.File {
 // The header is a comment block of its own while the file is being built;
 // printing, it becomes the first statement's leading comment, which is how
 // buildifier reads it back (a block of its own would gain a blank line).
+//
+// Of buildifier's rewrites it runs the two that the trees rely on: the
+// order of a rule's arguments and of its sortable string lists (srcs, deps,
+// ...), which the generators leave to buildifier. The other thirteen are
+// no-ops on what the generators build, and skipping them halves the cost
+// of formatting (docs/benchmarks.md, issue 25). Lint, which formats each
+// file again with every rewrite, holds that promise on the test trees and
+// on the full matrix of ../shared.
 func Format(f *build.File) []byte { return format(f, true) }
 
 // FormatCanonical prints a file that is already in buildifier's order (its
@@ -128,10 +137,28 @@ func format(f *build.File, rewrite bool) []byte {
 			f.Stmt = f.Stmt[1:]
 		}
 	}
-	if !rewrite {
-		return build.FormatWithoutRewriting(f)
+	if rewrite && f.Type&buildScope != 0 {
+		orderRewriter().Rewrite(f)
 	}
-	return build.Format(f)
+	return build.FormatWithoutRewriting(f)
+}
+
+// buildScope are the file types buildifier sorts arguments and lists in:
+// BUILD, WORKSPACE and MODULE files (not .bzl).
+const buildScope = build.TypeBuild | build.TypeWorkspace | build.TypeModule
+
+// orderRewriter runs buildifier's argument and list sorts alone, with
+// buildifier's own tables.
+func orderRewriter() *build.Rewriter {
+	return &build.Rewriter{
+		RewriteSet:        []string{"callsort", "listsort"},
+		IsLabelArg:        tables.IsLabelArg,
+		LabelDenyList:     tables.LabelDenylist,
+		IsSortableListArg: tables.IsSortableListArg,
+		SortableDenylist:  tables.SortableDenylist,
+		SortableAllowlist: tables.SortableAllowlist,
+		NamePriority:      tables.NamePriority,
+	}
 }
 
 // Def is Def name(params): body.
