@@ -152,25 +152,28 @@ const (
 	builtinSubcommand = "serve"
 )
 
-// BuiltinSpecs start the built-in plugins as this program again, with the
-// arguments "plugin serve NAME": the cudapkgs command serves them that
-// way, and a Go program that uses the default Builtins does so with
+// BuiltinSpecs start the built-in plugins as this program again, all in
+// one process (fixup.Spec.Process, builtin.Shared), with the arguments
+// "plugin serve NAME,NAME,...": the cudapkgs command serves them that way,
+// and a Go program that uses the default Builtins does so with
 // ServeBuiltin. The program keeps the name it was started under (no symlink
 // resolution), so a wrapper that dispatches on its name still works. The
-// specs carry each built-in's Describe, so that a run starts only the
-// built-ins whose products it has packages of. The
-// specs are Self: on Linux the host runs them from its own image, not from
-// that path again, so that replacing the file during a run runs nothing
-// else.
+// specs carry each built-in's Describe, so that a run that has no package
+// of a built-in product starts no process at all, and each built-in keeps
+// its name in messages. The specs are Self: on Linux the host runs them
+// from its own image, not from that path again, so that replacing the file
+// during a run runs nothing else.
 func BuiltinSpecs() ([]fixup.Spec, error) {
 	exe, err := self()
 	if err != nil {
 		return nil, fmt.Errorf("finding this program to start the built-in plugins: %w", err)
 	}
+	names := builtin.Names()
+	command := []string{exe, builtinCommand, builtinSubcommand, strings.Join(names, ",")}
 	var specs []fixup.Spec
-	for _, n := range builtin.Names() {
-		specs = append(specs, fixup.Spec{Name: n, Command: []string{exe, builtinCommand, builtinSubcommand, n}, Builtin: true, Self: true,
-			Describe: builtinDescribe(n)})
+	for _, n := range names {
+		specs = append(specs, fixup.Spec{Name: n, Command: command, Builtin: true, Self: true,
+			Describe: builtinDescribe(n), Process: builtin.Shared})
 	}
 	return specs, nil
 }
@@ -190,9 +193,9 @@ func self() (string, error) {
 	return filepath.Abs(arg0)
 }
 
-// ServeBuiltin serves the built-in plugin this process was started as by
-// BuiltinSpecs (args, without the program, are "plugin serve NAME", and the
-// plugin handshake's cookie is set) and reports whether it did. A program
+// ServeBuiltin serves the built-in plugins this process was started as by
+// BuiltinSpecs (args, without the program, are "plugin serve NAME[,NAME...]",
+// and the plugin handshake's cookie is set) and reports whether it did. A program
 // that leaves Inputs.Builtins nil calls it first in main:
 //
 //	if cudapkgs.ServeBuiltin(os.Args[1:]) {
@@ -202,10 +205,10 @@ func ServeBuiltin(args []string) bool {
 	if os.Getenv(sdk.Handshake().MagicCookieKey) == "" || len(args) != 3 || args[0] != builtinCommand || args[1] != builtinSubcommand {
 		return false
 	}
-	f, ok := builtin.Plugins()[args[2]]
-	if !ok {
+	f, err := builtin.Fixer(args[2])
+	if err != nil {
 		return false
 	}
-	sdk.Serve(f())
+	sdk.Serve(f)
 	return true
 }

@@ -18,10 +18,12 @@ import (
 )
 
 // countingBuiltins start the built-in plugins as this test binary, through
-// a script that first adds the plugin's name as a line to the file it
-// returns: one line a plugin start. Like BuiltinSpecs, they describe each
-// built-in in process, so a run starts one only for its products.
-func countingBuiltins(t *testing.T) ([]fixup.Spec, string) {
+// a script that first adds what it serves (a plugin's name, or the names
+// joined by commas) as a line to the file it returns: one line a process
+// start. Like BuiltinSpecs, they describe each built-in in process, so a
+// run starts none for products it has no packages of; shared, they share
+// one process as BuiltinSpecs' do, else each has its own.
+func countingBuiltins(t *testing.T, sharedProcess bool) ([]fixup.Spec, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -36,8 +38,12 @@ func countingBuiltins(t *testing.T) ([]fixup.Spec, string) {
 	}
 	var specs []fixup.Spec
 	for _, n := range builtin.Names() {
-		specs = append(specs, fixup.Spec{Name: n, Command: []string{script, "plugin", "serve", n}, Builtin: true,
-			Describe: builtin.Plugins()[n]().Describe})
+		s := fixup.Spec{Name: n, Command: []string{script, "plugin", "serve", n}, Builtin: true,
+			Describe: builtin.Plugins()[n]().Describe}
+		if sharedProcess {
+			s.Command[3], s.Process = strings.Join(builtin.Names(), ","), builtin.Shared
+		}
+		specs = append(specs, s)
 	}
 	return specs, count
 }
@@ -59,7 +65,7 @@ func starts(t *testing.T, count string) int {
 // plugin; Force regenerates, starting them again and writing no file
 // whose bytes did not change.
 func TestGenerateUpToDate(t *testing.T) {
-	specs, count := countingBuiltins(t)
+	specs, count := countingBuiltins(t, true)
 	ws := t.TempDir()
 	job := cudapkgs.Job{
 		Inputs: cudapkgs.Inputs{
@@ -76,11 +82,10 @@ func TestGenerateUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The built-ins of the products with a release for 12.4.1 in the
-	// shared manifests: NCCL, NVSHMEM and cuFFTMp (wheels) have none there.
+	// The built-ins share one process.
 	n := starts(t, count)
-	if first.UpToDate || first.Written == 0 || first.Unchanged != 0 || n != len(specs)-3 {
-		t.Fatalf("first run: %+v, %d plugin starts; want files written, %d starts", first, n, len(specs)-3)
+	if first.UpToDate || first.Written == 0 || first.Unchanged != 0 || n != 1 {
+		t.Fatalf("first run: %+v, %d plugin starts; want files written, 1 start", first, n)
 	}
 	if _, err := os.Stat(filepath.Join(job.Out, outdir.StampFile)); err != nil {
 		t.Fatalf("no stamp: %v", err)

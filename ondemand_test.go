@@ -12,6 +12,7 @@ import (
 	"github.com/cudapkgs/cudapkgs"
 	"github.com/cudapkgs/cudapkgs/core/config"
 	"github.com/cudapkgs/cudapkgs/core/fixup"
+	"github.com/cudapkgs/cudapkgs/core/outdir"
 	"github.com/cudapkgs/cudapkgs/internal/shared"
 	"github.com/cudapkgs/cudapkgs/plugins/builtin"
 	"github.com/cudapkgs/cudapkgs/snapshot"
@@ -49,8 +50,15 @@ func started(t *testing.T, count string) []string {
 // set has packages of one of its products (issue 25), counted by the
 // processes started; a third party's plugin always starts, its products
 // being known only from its answer. `plugins list` still starts every one.
+// With the built-ins in one shared process (BuiltinSpecs), that process
+// starts once whatever the selection.
 func TestPluginsStartedOnDemand(t *testing.T) {
-	specs, count := countingBuiltins(t)
+	t.Run("separate", func(t *testing.T) { testStartedOnDemand(t, false) })
+	t.Run("shared", func(t *testing.T) { testStartedOnDemand(t, true) })
+}
+
+func testStartedOnDemand(t *testing.T, sharedProcess bool) {
+	specs, count := countingBuiltins(t, sharedProcess)
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "testplugin")
 	if out, err := exec.Command("go", "build", "-o", plugin, "github.com/cudapkgs/cudapkgs/integration/testplugin").CombinedOutput(); err != nil {
@@ -109,8 +117,17 @@ func TestPluginsStartedOnDemand(t *testing.T) {
 			if _, err := r.Sets(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if got := started(t, count); !slices.Equal(got, tc.want) {
-				t.Errorf("started %v, want %v", got, tc.want)
+			want := tc.want
+			if sharedProcess {
+				// One start of the shared process, whichever built-ins
+				// the run needs.
+				want = []string{strings.Join(builtin.Names(), ",")}
+				if slices.Contains(tc.want, "thirdparty") {
+					want = append(want, "thirdparty")
+				}
+			}
+			if got := started(t, count); !slices.Equal(got, want) {
+				t.Errorf("started %v, want %v", got, want)
 			}
 		})
 	}
@@ -121,23 +138,29 @@ func TestPluginsStartedOnDemand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := started(t, count); len(got) != len(specs) || len(infos) != len(specs) {
-			t.Errorf("started %v, listed %d; want each of the %d built-ins", got, len(infos), len(specs))
+		wantStarts := len(specs)
+		if sharedProcess {
+			wantStarts = 1
+		}
+		if got := started(t, count); len(got) != wantStarts || len(infos) != len(specs) {
+			t.Errorf("started %v, listed %d; want %d starts and each of the %d built-ins listed", got, len(infos), wantStarts, len(specs))
 		}
 	})
 }
 
 // TestOnDemandSameTree: the tree generated with the built-ins started on
-// demand is the tree of every built-in started up front, byte for byte.
+// demand, each in its own process or all in one, is the tree of every
+// built-in started up front, byte for byte.
 func TestOnDemandSameTree(t *testing.T) {
-	specs, _ := countingBuiltins(t)
+	specs, _ := countingBuiltins(t, false)
+	sharing, _ := countingBuiltins(t, true)
 	eager := slices.Clone(specs)
 	for i := range eager {
 		eager[i].Describe = nil
 	}
 	ws := t.TempDir()
 	trees := map[string]map[string]string{}
-	for name, s := range map[string][]fixup.Spec{"on demand": specs, "up front": eager} {
+	for name, s := range map[string][]fixup.Spec{"on demand": specs, "shared": sharing, "up front": eager} {
 		out := filepath.Join(ws, strings.ReplaceAll(name, " ", "_"))
 		_, err := cudapkgs.Generate(context.Background(), cudapkgs.Job{
 			Inputs: cudapkgs.Inputs{
@@ -166,13 +189,48 @@ func TestOnDemandSameTree(t *testing.T) {
 		}
 		trees[name] = files
 	}
-	a, b := trees["on demand"], trees["up front"]
-	if len(a) == 0 || len(a) != len(b) {
-		t.Fatalf("%d files on demand, %d up front", len(a), len(b))
-	}
-	for path, data := range b {
-		if a[path] != data {
-			t.Errorf("%s differs", path)
+	b := trees["up front"]
+	for _, name := range []string{"on demand", "shared"} {
+		a := trees[name]
+		if len(a) == 0 || len(a) != len(b) {
+			t.Fatalf("%d files %s, %d up front", len(a), name, len(b))
 		}
+		for path, data := range b {
+			// The stamp records the plugins' program, another script for
+			// the shared specs.
+			if a[path] != data && !(name == "shared" && path == "/"+outdir.StampFile) {
+				t.Errorf("%s: %s differs", name, path)
+			}
+		}
+	}
+}
+
+// TestSharedProcessChecked: built-ins that share a process must name the
+// same command, and the process must describe itself as the merge of
+// exactly their descriptions; either fault ends the run with a message
+// naming the plugin.
+func TestSharedProcessChecked(t *testing.T) {
+	specs, _ := countingBuiltins(t, true)
+	otherCommand := slices.Clone(specs)
+	otherCommand[1].Command = []string{specs[1].Command[0], "plugin", "serve", specs[1].Name}
+	for _, tc := range []struct {
+		name  string
+		specs []fixup.Spec
+		want  string
+	}{
+		// The process serves all 16; the host knows 3 of them.
+		{"fewer than served", specs[:3], "answered other than the same plugin described in this process"},
+		{"another command", otherCommand, "plugin " + specs[1].Name + ": shares process builtins, but with another command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := fixup.Start(context.Background(), tc.specs, fixup.Options{})
+			if err == nil {
+				err = h.StartAll(context.Background())
+				h.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error with %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -57,10 +57,28 @@ func benchSpecs(b *testing.B) []fixup.Spec {
 func builtinFixers() []sdk.Fixer { return builtin.Fixers() }
 
 // BenchmarkPluginStart starts every built-in plugin (processes,
-// handshakes, Describe), as `plugins list` does, and stops them.
+// handshakes, Describe), each in its own process, and stops them.
 func BenchmarkPluginStart(b *testing.B) {
 	specs := upFront(benchSpecs(b))
 	startClose(b, specs)
+}
+
+// BenchmarkPluginStartShared starts every built-in as a run does since
+// they share one process (BuiltinSpecs), as `plugins list` does, and
+// stops it.
+func BenchmarkPluginStartShared(b *testing.B) {
+	specs := benchSpecs(b)
+	defer reportCPU(b)()
+	for b.Loop() {
+		h, err := fixup.Start(context.Background(), specs, fixup.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := h.StartAll(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+	}
 }
 
 // startClose starts specs and closes the host, once per iteration, with the
@@ -191,12 +209,23 @@ func BenchmarkGenerateTree(b *testing.B) {
 	}
 }
 
-// upFront are specs with every built-in started by Start, as every run did
-// before issue 25: no Describe in process.
+// upFront are specs with every built-in started by Start, each in its own
+// process, as every run did before issue 25: no Describe in process.
 func upFront(specs []fixup.Spec) []fixup.Spec {
 	out := slices.Clone(specs)
 	for i := range out {
-		out[i].Describe = nil
+		out[i].Describe, out[i].Process = nil, ""
+		out[i].Command = append(slices.Clone(out[i].Command[:len(out[i].Command)-1]), out[i].Name)
+	}
+	return out
+}
+
+// separate are the built-ins described in process, each started in its
+// own process on demand (issue 25's first step, before they shared one).
+func separate(specs []fixup.Spec) []fixup.Spec {
+	out := upFront(specs)
+	for i := range out {
+		out[i].Describe = specs[i].Describe
 	}
 	return out
 }
@@ -231,7 +260,8 @@ func BenchmarkDescribeInProcess(b *testing.B) {
 
 // BenchmarkTypicalRun is a typical run up to the fixed sets: the manifests
 // built into cudapkgs, one CUDA version (12.4.1), two platforms; the
-// built-ins started on demand (only those with packages in the sets) and,
+// built-ins in one shared process (what a run does), each started in its
+// own process on demand (only those with packages in the sets) and,
 // for comparison, every one up front (before issue 25). "toolkit" is the
 // same with the toolkit's manifests only.
 func BenchmarkTypicalRun(b *testing.B) {
@@ -250,7 +280,7 @@ func BenchmarkTypicalRun(b *testing.B) {
 		for _, s := range []struct {
 			name  string
 			specs []fixup.Spec
-		}{{"on-demand", specs}, {"up-front", upFront(specs)}} {
+		}{{"shared", specs}, {"on-demand", separate(specs)}, {"up-front", upFront(specs)}} {
 			b.Run(m.name+"/"+s.name, func(b *testing.B) {
 				in := m.in
 				in.Workspace, in.Builtins = b.TempDir(), s.specs

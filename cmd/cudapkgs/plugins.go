@@ -18,17 +18,17 @@ import (
 func (a *app) pluginCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "plugin", Hidden: true, Short: "Serve a built-in plugin (started by cudapkgs itself)"}
 	cmd.AddCommand(&cobra.Command{
-		Use:  "serve NAME",
+		Use:  "serve NAME[,NAME...]",
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			f, ok := builtin.Plugins()[args[0]]
-			if !ok {
-				return usagef("no built-in plugin %q: expected one of %s", args[0], strings.Join(builtin.Names(), ", "))
+			f, err := builtin.Fixer(args[0])
+			if err != nil {
+				return usagef("%v", err)
 			}
 			if os.Getenv(sdk.Handshake().MagicCookieKey) == "" {
 				return usagef("cudapkgs plugin serve is started by cudapkgs itself, not by hand")
 			}
-			sdk.Serve(f())
+			sdk.Serve(f)
 			return nil
 		},
 	})

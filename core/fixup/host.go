@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,15 @@ type Spec struct {
 	// none of its products never pays for its start (issue 25). A third
 	// party's plugin has none: its products are known only from its answer.
 	Describe func() sdk.Description
+	// Process, for built-ins described in process only, names a process
+	// that the specs with the same Process share: the first batch for any
+	// of them starts it, with Command (the same in each), and it must
+	// describe itself as sdk.MergeDescriptions(Process, their descriptions
+	// in spec order), as sdk.Merge serves them. Each spec keeps its name
+	// in messages and `plugins list`. A process start costs more CPU than
+	// most runs' answers (docs/benchmarks.md, issue 25), so the built-ins
+	// start as one process, not one each.
+	Process string
 }
 
 // Options tune the host. Zero values mean the defaults.
@@ -87,6 +97,8 @@ type Host struct {
 	opts      Options
 	plugins   []*running
 	byProduct map[string]*running
+	// shared are the processes named by Spec.Process.
+	shared map[string]*sharedProcess
 	// mu guards closed and every declared plugin's live: a start on
 	// demand that ends after Close stops its process again.
 	mu     sync.Mutex
@@ -133,10 +145,27 @@ type running struct {
 	declared bool
 	live     *running
 	starting sync.Mutex
+	// of is the shared process (Spec.Process) this running speaks to as a
+	// view: its own spec and description, the process's client.
+	of *running
+}
+
+// sharedProcess is one process serving several declared built-ins.
+type sharedProcess struct {
+	starting sync.Mutex
+	spec     Spec
+	// want is the description the process must give.
+	want sdk.Description
+	// proc is the started process, under Host.mu.
+	proc *running
 }
 
 // kill stops the plugin and releases what its start held.
 func (r *running) kill() {
+	if r.of != nil {
+		r.of.kill()
+		return
+	}
 	r.once.Do(func() {
 		if r.live != nil {
 			r.live.kill()
@@ -230,11 +259,14 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	h := &Host{opts: opts, byProduct: map[string]*running{}}
+	h := &Host{opts: opts, byProduct: map[string]*running{}, shared: map[string]*sharedProcess{}}
 	h.plugins = make([]*running, len(specs))
 	// The built-ins described in process: checked now, started on demand.
 	for i, s := range specs {
 		if s.Describe == nil {
+			if s.Process != "" {
+				return nil, fmt.Errorf("plugin %s: shares process %s but is not described in process: only built-ins described in process share one", s.Name, s.Process)
+			}
 			continue
 		}
 		r, err := declared(s)
@@ -242,6 +274,9 @@ func Start(ctx context.Context, specs []Spec, opts Options) (*Host, error) {
 			return nil, err
 		}
 		h.plugins[i] = r
+		if err := h.share(r); err != nil {
+			return nil, err
+		}
 	}
 	// This program's own image, opened once for every Self plugin started
 	// now: the bytes the host runs are the bytes its built-ins run.
@@ -319,6 +354,83 @@ func declared(s Spec) (*running, error) {
 	return r, nil
 }
 
+// share adds a declared built-in to the process its spec names, if any.
+func (h *Host) share(r *running) error {
+	name := r.spec.Process
+	if name == "" {
+		return nil
+	}
+	sp := h.shared[name]
+	if sp == nil {
+		sp = &sharedProcess{spec: Spec{Name: name, Command: r.spec.Command, Builtin: true, Self: r.spec.Self}}
+		h.shared[name] = sp
+	} else if !slices.Equal(sp.spec.Command, r.spec.Command) || sp.spec.Self != r.spec.Self {
+		return fmt.Errorf("plugin %s: shares process %s, but with another command (%q, not %q)", r.spec.Name, name, r.spec.Command, sp.spec.Command)
+	}
+	sp.want = sdk.MergeDescriptions(name, sp.want, r.desc)
+	sp.want.ProtocolVersion = sdk.ProtocolVersion
+	return nil
+}
+
+// ensureShared is ensure for a built-in that shares a process: the
+// process, started by the first of its built-ins to need it, seen as r.
+func (h *Host) ensureShared(ctx context.Context, r *running) (*running, error) {
+	sp := h.shared[r.spec.Process]
+	sp.starting.Lock()
+	defer sp.starting.Unlock()
+	h.mu.Lock()
+	live, proc, closed := r.live, sp.proc, h.closed
+	h.mu.Unlock()
+	switch {
+	case live != nil:
+		return live, nil
+	case closed:
+		return nil, r.wrap("start", errClosed)
+	}
+	if proc == nil {
+		p, err := h.startChecked(ctx, sp.spec, sp.want)
+		if err != nil {
+			return nil, err
+		}
+		proc = p
+	}
+	view := &running{spec: r.spec, client: proc.client, fixer: proc.fixer, desc: r.desc, renames: r.renames, products: r.products,
+		stderr: proc.stderr, cmd: proc.cmd, proc: proc.proc, of: proc}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		proc.kill()
+		return nil, r.wrap("start", errClosed)
+	}
+	sp.proc, r.live = proc, view
+	return view, nil
+}
+
+// startChecked starts spec's process (a built-in's, or a shared one) and
+// requires it to describe itself as want.
+func (h *Host) startChecked(ctx context.Context, spec Spec, want sdk.Description) (*running, error) {
+	var self *selfImage
+	if spec.Self {
+		var err error
+		if self, err = openSelf(); err != nil {
+			return nil, fmt.Errorf("plugin %s: opening this program's own image to start it: %w", spec.Name, err)
+		}
+		// The started plugin holds its own copy of the descriptor.
+		defer self.close()
+	}
+	spec.Describe = nil
+	p, err := h.start(ctx, spec, self)
+	if err != nil {
+		return nil, err
+	}
+	if !sameDescription(want, p.desc) {
+		err := p.wrap("Describe", errors.New("answered other than the same plugin described in this process (is the program started as the plugin this very cudapkgs?)"))
+		p.kill()
+		return nil, err
+	}
+	return p, nil
+}
+
 // errClosed is a start on demand after the host was closed.
 var errClosed = errors.New("the plugin host is closed")
 
@@ -328,6 +440,9 @@ var errClosed = errors.New("the plugin host is closed")
 func (h *Host) ensure(ctx context.Context, r *running) (*running, error) {
 	if !r.declared {
 		return r, nil
+	}
+	if r.spec.Process != "" {
+		return h.ensureShared(ctx, r)
 	}
 	r.starting.Lock()
 	defer r.starting.Unlock()
@@ -340,24 +455,8 @@ func (h *Host) ensure(ctx context.Context, r *running) (*running, error) {
 	case closed:
 		return nil, r.wrap("start", errClosed)
 	}
-	var self *selfImage
-	if r.spec.Self {
-		var err error
-		if self, err = openSelf(); err != nil {
-			return nil, fmt.Errorf("plugin %s: opening this program's own image to start it: %w", r.spec.Name, err)
-		}
-		// The started plugin holds its own copy of the descriptor.
-		defer self.close()
-	}
-	spec := r.spec
-	spec.Describe = nil
-	p, err := h.start(ctx, spec, self)
+	p, err := h.startChecked(ctx, r.spec, r.desc)
 	if err != nil {
-		return nil, err
-	}
-	if !sameDescription(r.desc, p.desc) {
-		err := p.wrap("Describe", errors.New("answered other than the same plugin described in this process (is the program started as the plugin this very cudapkgs?)"))
-		p.kill()
 		return nil, err
 	}
 	h.mu.Lock()
@@ -555,6 +654,14 @@ func (h *Host) Close() {
 	for _, r := range h.plugins {
 		if r != nil {
 			r.kill()
+		}
+	}
+	// A shared process none of its built-ins took yet (a failed start).
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, sp := range h.shared {
+		if sp.proc != nil {
+			sp.proc.kill()
 		}
 	}
 }

@@ -3,7 +3,9 @@
 package builtin
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/cudapkgs/cudapkgs/core/fixup"
 
@@ -78,4 +80,27 @@ func Fixers() []sdk.Fixer {
 		out = append(out, Plugins()[n]())
 	}
 	return out
+}
+
+// Shared is the name of the one process that serves every built-in a run
+// needs (fixup.Spec.Process): one start instead of one per product.
+const Shared = "builtins"
+
+// Fixer is what `cudapkgs plugin serve ARG` serves: ARG is one built-in's
+// name, or several joined by commas, which one process serves merged as
+// Shared (sdk.Merge), in the order given.
+func Fixer(arg string) (sdk.Fixer, error) {
+	names := strings.Split(arg, ",")
+	var fs []sdk.Fixer
+	for _, n := range names {
+		f, ok := Plugins()[n]
+		if !ok {
+			return nil, fmt.Errorf("no built-in plugin %q: expected one of %s, or several joined by commas", n, strings.Join(Names(), ", "))
+		}
+		fs = append(fs, f())
+	}
+	if len(fs) == 1 {
+		return fs[0], nil
+	}
+	return sdk.Merge(Shared, fs...)
 }
