@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -39,13 +38,12 @@ func main() {
 	if ps == nil {
 		fail(runErr)
 	}
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	rss, ok := maxRSS(ps)
 	if !ok {
 		fail(fmt.Errorf("no resource usage from %s on this system", flag.Arg(0)))
 	}
 	cpu := ps.UserTime() + ps.SystemTime()
-	// Linux reports ru_maxrss in KiB.
-	fmt.Printf("%d %d %d\n", wall.Microseconds(), cpu.Microseconds(), ru.Maxrss)
+	fmt.Printf("%d %d %d\n", wall.Microseconds(), cpu.Microseconds(), rss)
 	if runErr != nil {
 		fmt.Fprintf(os.Stderr, "benchrun: %s: %v\n", flag.Arg(0), runErr)
 		os.Exit(1)
